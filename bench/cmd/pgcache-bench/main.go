@@ -1,0 +1,330 @@
+// Command pgcache-bench measures how much client time and memory pgcache
+// saves reading numeric and hstore columns, against pgx's database/sql driver,
+// lib/pq, pgcache with its cache off, and native pgx.
+//
+// With no arguments it starts a throwaway PostgreSQL server (see
+// internal/pgtest), loads the benchmark data sets, measures every driver and
+// destination over six interleaved rounds and prints a table of medians per
+// data set:
+//
+//	go run ./bench/cmd/pgcache-bench
+//
+// Flags:
+//
+//	-dsn DSN      use this server instead of starting one; nothing is written
+//	              to it unless -load is given
+//	-load         (with -dsn) create or replace the data set tables
+//	-query SQL    measure this read-only query instead of the data sets
+//	-rounds N     rounds of measurements to take medians over (default 6)
+//	-rows N       scale every data set to N rows, for a quick run
+//	-data LIST    comma-separated data sets (default all)
+//	-dests LIST   comma-separated destinations (default the main ones)
+//	-markdown     print GitHub tables
+//	-cpuprofile F write a CPU profile of the measured rounds to F
+//
+// Every figure is per value read (rows × columns). "CPU" is the user plus
+// system time of this process (getrusage), garbage collection included, and
+// not the server's. See bench/README.md for how to read the tables.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgcache/pgcache/bench"
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+type config struct {
+	dsn        string
+	load       bool
+	query      string
+	rounds     int
+	rows       int
+	data       string
+	dests      string
+	markdown   bool
+	cpuprofile string
+	minTime    time.Duration
+}
+
+// mainDests are the destinations measured by default: what database/sql users
+// scan into, the RawBytes floor, and pgcache's types. float64 is left to the
+// Go benchmarks.
+var mainDests = []bench.Dest{
+	bench.RawBytes, bench.String, bench.Any, bench.ApdDecimal, bench.ShopspringDec,
+	bench.PgtypeNumeric, bench.PgcacheDecimal, bench.PgtypeHstore, bench.PgcacheHstore,
+}
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.dsn, "dsn", "", "PostgreSQL `DSN` (URL or keyword/value) to use instead of a throwaway server")
+	flag.BoolVar(&cfg.load, "load", false, "with -dsn: create or replace the data set tables")
+	flag.StringVar(&cfg.query, "query", "", "measure this read-only `SQL` query instead of the data sets")
+	flag.IntVar(&cfg.rounds, "rounds", 6, "measurement `rounds`; figures are medians over them")
+	flag.IntVar(&cfg.rows, "rows", 0, "scale every data set to `N` rows (0: full size)")
+	flag.StringVar(&cfg.data, "data", "", "comma-separated data `sets` to run (default all)")
+	flag.StringVar(&cfg.dests, "dests", "", "comma-separated `destinations` (default "+joinDests(mainDests)+")")
+	flag.BoolVar(&cfg.markdown, "markdown", false, "print GitHub Markdown tables")
+	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured rounds to `file`")
+	flag.DurationVar(&cfg.minTime, "mintime", 100*time.Millisecond, "least `time` one measurement takes (short scans are repeated)")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: pgcache-bench [flags]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || cfg.rounds < 1 || cfg.rows < 0 || (cfg.load && cfg.dsn == "") {
+		flag.Usage()
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		clearProgress()
+		fmt.Fprintln(os.Stderr, "pgcache-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg config) error {
+	sets, err := selectSets(cfg)
+	if err != nil {
+		return err
+	}
+	dests, err := selectDests(cfg.dests)
+	if err != nil {
+		return err
+	}
+
+	dsn := cfg.dsn
+	if dsn == "" {
+		notice("starting PostgreSQL")
+		var stopServer func()
+		dsn, stopServer, err = pgtest.Open(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopServer()
+		cfg.load = true
+	}
+
+	if cfg.query == "" || cfg.load {
+		if cfg.load {
+			err = bench.Load(ctx, dsn, sets, notice)
+		} else {
+			err = bench.Check(ctx, dsn, sets)
+			if err != nil {
+				err = fmt.Errorf("%w\n(run with -load to create the data set tables, or -rows to match the loaded size)", err)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+
+	env, err := bench.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+
+	if err := printPreamble(ctx, dsn, cfg); err != nil {
+		return err
+	}
+
+	if cfg.cpuprofile != "" {
+		f, err := os.Create(cfg.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	if cfg.query != "" {
+		w, err := env.QueryWorkload(ctx, cfg.query)
+		if err != nil {
+			return err
+		}
+		title := fmt.Sprintf("query: %s (%d columns: %s)", cfg.query, len(w.Kinds), kindsSummary(w.Kinds))
+		return measure(ctx, env, cfg, w, bench.QueryCells(), title, bench.Other)
+	}
+	for _, d := range sets {
+		var cells []bench.Cell
+		for _, c := range bench.Cells(d.Kind) {
+			if slices.Contains(dests, c.Dest) {
+				cells = append(cells, c)
+			}
+		}
+		title := fmt.Sprintf("data=%s: %s (%d rows × %d %s columns = %d values per scan)",
+			d.Name, d.Models, d.Rows, len(d.Columns), d.Kind, d.Values())
+		if err := measure(ctx, env, cfg, d.Workload(), cells, title, d.Kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, cells []bench.Cell, title string, kind bench.Kind) error {
+	r := bench.Run{
+		Env:      env,
+		Workload: w,
+		Cells:    cells,
+		Rounds:   cfg.rounds,
+		MinTime:  cfg.minTime,
+		Progress: func(round int, c bench.Cell) {
+			what := fmt.Sprintf("round %d/%d", round, cfg.rounds)
+			if round == 0 {
+				what = "warm-up"
+			}
+			progress(fmt.Sprintf("%s: %s, %s", w.Name, what, c))
+		},
+	}
+	results, err := r.Do(ctx)
+	clearProgress()
+	if err != nil {
+		return err
+	}
+	_, err = bench.Report{Title: title, Kind: kind, Results: results, Markdown: cfg.markdown}.WriteTo(os.Stdout)
+	return err
+}
+
+func selectSets(cfg config) ([]bench.DataSet, error) {
+	var sets []bench.DataSet
+	if cfg.data == "" {
+		sets = bench.DataSets()
+	} else {
+		for name := range strings.SplitSeq(cfg.data, ",") {
+			d, ok := bench.LookupDataSet(strings.TrimSpace(name))
+			if !ok {
+				var names []string
+				for _, d := range bench.DataSets() {
+					names = append(names, d.Name)
+				}
+				return nil, fmt.Errorf("unknown data set %q (have %s)", name, strings.Join(names, ", "))
+			}
+			sets = append(sets, d)
+		}
+	}
+	for i := range sets {
+		sets[i] = sets[i].WithRows(cfg.rows)
+	}
+	return sets, nil
+}
+
+func selectDests(list string) ([]bench.Dest, error) {
+	if list == "" {
+		return mainDests, nil
+	}
+	all := append(bench.Dests(bench.Numeric), bench.Dests(bench.Hstore)...)
+	var dests []bench.Dest
+	for name := range strings.SplitSeq(list, ",") {
+		d := bench.Dest(strings.TrimSpace(name))
+		if !slices.Contains(all, d) {
+			return nil, fmt.Errorf("unknown destination %q (have %s)", name, joinDests(all))
+		}
+		dests = append(dests, d)
+	}
+	return dests, nil
+}
+
+func joinDests(ds []bench.Dest) string {
+	var s []string
+	for _, d := range ds {
+		if !slices.Contains(s, string(d)) {
+			s = append(s, string(d))
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+func kindsSummary(kinds []bench.Kind) string {
+	n := map[bench.Kind]int{}
+	for _, k := range kinds {
+		n[k]++
+	}
+	var parts []string
+	for _, k := range []bench.Kind{bench.Numeric, bench.Hstore, bench.Other} {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printPreamble says what was measured where, so a pasted table carries its
+// context.
+func printPreamble(ctx context.Context, dsn string, cfg config) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var version string
+	if err := conn.QueryRow(ctx, "show server_version").Scan(&version); err != nil {
+		return err
+	}
+	server := "throwaway server on a Unix socket"
+	if cfg.dsn != "" {
+		server = "server given by -dsn"
+	}
+	line := fmt.Sprintf("pgcache-bench: %s %s/%s, GOMAXPROCS=%d, %d CPUs; PostgreSQL %s (%s); medians of %d rounds",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU(), version, server, cfg.rounds)
+	fmt.Printf("%s\n\n", line)
+	return nil
+}
+
+// The progress line is rewritten in place on a terminal; elsewhere (a CI log,
+// a redirected stderr) each message gets a line of its own.
+var (
+	stderrIsTerminal = func() bool {
+		fi, err := os.Stderr.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}()
+	progressShown bool
+	lastProgress  time.Time
+)
+
+func progress(msg string) {
+	if !stderrIsTerminal {
+		// One line per measurement would flood a log: print at most every 10 s.
+		if time.Since(lastProgress) >= 10*time.Second {
+			notice(msg)
+		}
+		return
+	}
+	fmt.Fprintf(os.Stderr, "\r\033[K%s", msg)
+	progressShown = true
+}
+
+// notice is progress that is never skipped.
+func notice(msg string) {
+	if !stderrIsTerminal {
+		fmt.Fprintln(os.Stderr, "pgcache-bench:", msg)
+		lastProgress = time.Now()
+		return
+	}
+	fmt.Fprintf(os.Stderr, "\r\033[K%s", msg)
+	progressShown = true
+}
+
+func clearProgress() {
+	if progressShown {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+		progressShown = false
+	}
+}

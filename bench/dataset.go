@@ -1,0 +1,365 @@
+package bench
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kind says what a data set's columns hold.
+type Kind uint8
+
+const (
+	// Numeric columns are PostgreSQL numeric.
+	Numeric Kind = iota
+	// Hstore columns are the hstore extension's type.
+	Hstore
+	// Other is any other type; only user queries (see [QueryCells]) have it.
+	Other
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Numeric:
+		return "numeric"
+	case Hstore:
+		return "hstore"
+	}
+	return "other"
+}
+
+// Version is stored with every loaded table (see [Load]). Bump it whenever a
+// generator changes what it produces, so stale tables are reloaded rather than
+// silently benchmarked.
+const Version = 1
+
+// seed is the one seed every generator derives its random streams from.
+const seed = 20240917
+
+// Column is one column of a data set table.
+type Column struct {
+	Name string
+	Type string // SQL type, as in CREATE TABLE
+}
+
+// DataSet describes one benchmark table: its shape, what it models and how
+// its rows are generated. Rows are a pure function of the data set and its row
+// count, so every process, and every server, sees the same data.
+type DataSet struct {
+	// Name is the short name used in benchmark names (data=Name) and by the
+	// command's -data flag.
+	Name string
+	// Table is the table the data set is loaded into.
+	Table string
+	// Kind is the type of every column.
+	Kind Kind
+	// Columns are the columns, in the order the benchmarks select them.
+	Columns []Column
+	// Rows is the number of rows; see [DataSet.WithRows].
+	Rows int
+	// Models says, in one line, what kind of production data this stands for.
+	Models string
+
+	maxRows int // 0: no limit
+	gen     func(r *rand.Rand, rows int) iter.Seq[[]string]
+}
+
+// WithRows returns d scaled to n rows (n <= 0 leaves d unchanged). The first
+// rows of a scaled data set are not in general those of the full one; the
+// distribution of values is the same.
+func (d DataSet) WithRows(n int) DataSet {
+	if n > 0 {
+		d.Rows = n
+	}
+	return d
+}
+
+// check reports whether d can be generated.
+func (d DataSet) check() error {
+	if d.Rows < 1 || (d.maxRows > 0 && d.Rows > d.maxRows) {
+		return fmt.Errorf("bench: data set %s: %d rows (1 to %d allowed)", d.Name, d.Rows, cmp.Or(d.maxRows, math.MaxInt))
+	}
+	return nil
+}
+
+// Values returns the number of values one full scan reads: rows × columns.
+func (d DataSet) Values() int { return d.Rows * len(d.Columns) }
+
+// Query returns the full-table SELECT the benchmarks run.
+func (d DataSet) Query() string {
+	names := make([]string, len(d.Columns))
+	for i, c := range d.Columns {
+		names[i] = c.Name
+	}
+	return "select " + strings.Join(names, ", ") + " from " + d.Table
+}
+
+// Generate yields the rows of d as the text PostgreSQL prints for each value
+// (numeric texts with their full scale, hstore texts in hstore_out's key order
+// and quoting), so what a driver reads back can be compared with it byte for
+// byte. The yielded slice is reused between rows.
+func (d DataSet) Generate() iter.Seq[[]string] {
+	// One stream per data set: adding a data set does not change the others.
+	h := fnv.New64a()
+	h.Write([]byte(d.Name))
+	return d.gen(rand.New(rand.NewPCG(seed, h.Sum64())), d.Rows)
+}
+
+// DataSets returns the benchmark data sets at their full sizes, in the order
+// the benchmarks and the command run them.
+func DataSets() []DataSet {
+	return []DataSet{
+		{
+			Name:  "repetitive",
+			Table: "bench_repetitive",
+			Kind:  Numeric,
+			Columns: []Column{
+				{"price", "numeric(12,2)"}, {"list_price", "numeric(12,2)"},
+				{"cost", "numeric(12,2)"}, {"discount", "numeric(12,2)"},
+				{"tax_rate", "numeric(6,3)"},
+			},
+			Rows:   200_000,
+			Models: "order lines: ~60% of prices from a dozen common ones, the rest Zipf over ~500, plus a tax rate from 16",
+			gen:    genRepetitive,
+		},
+		{
+			Name:    "distinct",
+			Table:   "bench_distinct",
+			Kind:    Numeric,
+			Columns: []Column{{"a", "numeric(10,2)"}, {"b", "numeric(10,2)"}, {"c", "numeric(10,2)"}, {"d", "numeric(10,2)"}},
+			Rows:    250_000,
+			Models:  "worst case: 1M random amounts, no two equal, all short enough (≤ 8 bytes) to be looked up and miss",
+			maxRows: distinctRange / 4 / 2, // rejection sampling slows down as the range fills
+			gen:     genDistinct,
+		},
+		{
+			Name:    "long",
+			Table:   "bench_long",
+			Kind:    Numeric,
+			Columns: []Column{{"a", "numeric(18,6)"}, {"b", "numeric(18,6)"}, {"c", "numeric(18,6)"}, {"d", "numeric(18,6)"}},
+			Rows:    200_000,
+			Models:  "high-precision values of 9-14 bytes: repetitive, but too long for the packed keys, so every one bypasses the cache",
+			gen:     genLong,
+		},
+		{
+			Name:    "hstore-rep",
+			Table:   "bench_hstore_rep",
+			Kind:    Hstore,
+			Columns: []Column{{"attrs", "hstore"}},
+			Rows:    200_000,
+			Models:  "product attributes: ~50 distinct maps of 3-5 pairs, Zipf-distributed",
+			gen:     genHstoreRep,
+		},
+		{
+			Name:    "hstore-distinct",
+			Table:   "bench_hstore_distinct",
+			Kind:    Hstore,
+			Columns: []Column{{"attrs", "hstore"}},
+			Rows:    200_000,
+			Models:  "worst case: every map different (a unique sku plus 2-4 common pairs)",
+			gen:     genHstoreDistinct,
+		},
+	}
+}
+
+// LookupDataSet returns the data set called name.
+func LookupDataSet(name string) (DataSet, bool) {
+	for _, d := range DataSets() {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DataSet{}, false
+}
+
+// CommonPrices are the dozen prices that make up ~60% of bench_repetitive's
+// price columns.
+var CommonPrices = []string{
+	"0.00", "0.99", "1.99", "4.99", "9.99", "14.99",
+	"19.99", "29.99", "49.99", "99.00", "199.00", "1299.00",
+}
+
+// taxRates are bench_repetitive's tax_rate values, numeric(6,3).
+var taxRates = []string{
+	"0.000", "0.050", "0.060", "0.070", "0.075", "0.080", "0.085", "0.090",
+	"0.100", "0.125", "0.150", "0.190", "0.200", "0.210", "0.250", "1.000",
+}
+
+// cents formats a non-negative amount of hundredths as numeric(p,2) text.
+func cents(c int64) string {
+	return strconv.FormatInt(c/100, 10) + "." + fmt.Sprintf("%02d", c%100)
+}
+
+// pricePool returns n distinct prices, none of them in [CommonPrices], spread
+// log-uniformly from 0.50 to 5000.00 and shuffled, so the Zipf head is not
+// simply the cheapest.
+func pricePool(r *rand.Rand, n int) []string {
+	seen := make(map[string]bool, n+len(CommonPrices))
+	for _, p := range CommonPrices {
+		seen[p] = true
+	}
+	pool := make([]string, 0, n)
+	for len(pool) < n {
+		c := int64(math.Exp(math.Log(50) + r.Float64()*(math.Log(500_000)-math.Log(50))))
+		if r.IntN(3) > 0 { // most prices end in .99, .95 or .00
+			c = c/100*100 + []int64{99, 95, 0}[r.IntN(3)]
+		}
+		if p := cents(c); !seen[p] {
+			seen[p] = true
+			pool = append(pool, p)
+		}
+	}
+	return pool
+}
+
+func genRepetitive(r *rand.Rand, rows int) iter.Seq[[]string] {
+	pool := pricePool(r, 500)
+	zipf := rand.NewZipf(r, 1.1, 4, uint64(len(pool)-1))
+	price := func() string {
+		if r.Float64() < 0.6 {
+			return CommonPrices[r.IntN(len(CommonPrices))]
+		}
+		return pool[zipf.Uint64()]
+	}
+	return func(yield func([]string) bool) {
+		row := make([]string, 5)
+		for range rows {
+			for i := range 4 {
+				row[i] = price()
+			}
+			row[4] = taxRates[r.IntN(len(taxRates))]
+			if !yield(row) {
+				return
+			}
+		}
+	}
+}
+
+// distinctRange is the number of distinct numeric(10,2) amounts of at most 8
+// bytes: 0.00 to 99999.99.
+const distinctRange = 10_000_000
+
+func genDistinct(r *rand.Rand, rows int) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		used := make([]uint64, distinctRange/64) // a bit per amount: 1.25 MB
+		row := make([]string, 4)
+		for range rows {
+			for i := range row {
+				for {
+					c := r.Int64N(distinctRange)
+					if w, bit := &used[c/64], uint64(1)<<(c%64); *w&bit == 0 {
+						*w |= bit
+						row[i] = cents(c)
+						break
+					}
+				}
+			}
+			if !yield(row) {
+				return
+			}
+		}
+	}
+}
+
+func genLong(r *rand.Rand, rows int) iter.Seq[[]string] {
+	// 1000 values with 2 to 7 integer digits and 6 decimals: 9 to 14 bytes.
+	pool := make([]string, 1000)
+	for i := range pool {
+		whole := int64(math.Exp(math.Log(10) + r.Float64()*(math.Log(10_000_000)-math.Log(10))))
+		pool[i] = strconv.FormatInt(whole, 10) + "." + fmt.Sprintf("%06d", r.IntN(1_000_000))
+	}
+	zipf := rand.NewZipf(r, 1.1, 4, uint64(len(pool)-1))
+	return func(yield func([]string) bool) {
+		row := make([]string, 4)
+		for range rows {
+			for i := range row {
+				row[i] = pool[zipf.Uint64()]
+			}
+			if !yield(row) {
+				return
+			}
+		}
+	}
+}
+
+// attrVocab maps hstore keys to the values they take.
+var attrVocab = []struct {
+	key    string
+	values []string
+}{
+	{"color", []string{"black", "white", "red", "navy", "green", "grey"}},
+	{"size", []string{"XS", "S", "M", "L", "XL", "XXL"}},
+	{"brand", []string{"acme", "globex", "initech", "umbrella"}},
+	{"material", []string{"cotton", "wool", "polyester", "linen"}},
+	{"origin", []string{"PT", "VN", "CN", "TR", "IT"}},
+	{"warranty", []string{"1y", "2y", "none"}},
+	{"fit", []string{"slim", "regular", "relaxed"}},
+	{"season", []string{"SS24", "AW24", "all"}},
+}
+
+// hstoreText formats pairs as hstore_out does: keys ordered by length, then
+// bytewise; every key and value quoted; pairs separated by ", ". The keys and
+// values generated here need no escaping.
+func hstoreText(pairs [][2]string) string {
+	slices.SortFunc(pairs, func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(len(a[0]), len(b[0])), strings.Compare(a[0], b[0]))
+	})
+	var sb strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(`"` + p[0] + `"=>"` + p[1] + `"`)
+	}
+	return sb.String()
+}
+
+// randomAttrs returns n pairs with distinct keys from [attrVocab].
+func randomAttrs(r *rand.Rand, n int) [][2]string {
+	pairs := make([][2]string, 0, n+1)
+	for _, i := range r.Perm(len(attrVocab))[:n] {
+		a := attrVocab[i]
+		pairs = append(pairs, [2]string{a.key, a.values[r.IntN(len(a.values))]})
+	}
+	return pairs
+}
+
+func genHstoreRep(r *rand.Rand, rows int) iter.Seq[[]string] {
+	seen := make(map[string]bool)
+	var maps []string
+	for len(maps) < 50 {
+		if t := hstoreText(randomAttrs(r, 3+r.IntN(3))); !seen[t] {
+			seen[t] = true
+			maps = append(maps, t)
+		}
+	}
+	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(maps)-1))
+	return func(yield func([]string) bool) {
+		row := make([]string, 1)
+		for range rows {
+			row[0] = maps[zipf.Uint64()]
+			if !yield(row) {
+				return
+			}
+		}
+	}
+}
+
+func genHstoreDistinct(r *rand.Rand, rows int) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		row := make([]string, 1)
+		for i := range rows {
+			pairs := append(randomAttrs(r, 2+r.IntN(3)), [2]string{"sku", fmt.Sprintf("SKU-%07d", i)})
+			row[0] = hstoreText(pairs)
+			if !yield(row) {
+				return
+			}
+		}
+	}
+}

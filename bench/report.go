@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report formats the results of one [Run].
+type Report struct {
+	Title    string // e.g. "repetitive: 200000 rows × 5 numeric columns"
+	Kind     Kind   // of the workload, for hit ratios and headlines
+	Results  []Result
+	Markdown bool // GitHub tables instead of aligned text
+}
+
+// Baseline is the driver every row is compared with.
+const Baseline = Pgx
+
+var header = []string{
+	"dest", "driver", "ns/value", "CPU ns/value", "allocs/value", "B/value",
+	"CPU vs pgx", "wall vs pgx", "cache hits",
+}
+
+// WriteTo writes the table: one row per cell, the median of each figure over
+// the rounds, and speed-ups against [Baseline] reading into the same
+// destination (how many times less time pgx needs more; above 1 is faster
+// than pgx). Then the headline comparisons for the workload's kind.
+func (r Report) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	base := make(map[Dest]PerValue)
+	for _, res := range r.Results {
+		if res.Cell.Driver == Baseline && res.Err == nil {
+			base[res.Cell.Dest] = res.Median(r.Kind)
+		}
+	}
+	var rows [][]string
+	var failed []string
+	for _, res := range r.Results {
+		if res.Err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", res.Cell, res.Err))
+			continue
+		}
+		m := res.Median(r.Kind)
+		row := []string{
+			destLabel(res.Cell), string(res.Cell.Driver),
+			fmt.Sprintf("%.1f", m.Wall), fmt.Sprintf("%.1f", m.CPU),
+			fmt.Sprintf("%.2f", m.Allocs), fmt.Sprintf("%.1f", m.Bytes),
+			"", "", hitLabel(res, r.Kind),
+		}
+		if b, ok := base[res.Cell.Dest]; ok {
+			row[6], row[7] = ratio(b.CPU, m.CPU), ratio(b.Wall, m.Wall)
+		}
+		rows = append(rows, row)
+	}
+
+	if r.Markdown {
+		fmt.Fprintf(cw, "#### %s\n\n", r.Title)
+		writeMarkdown(cw, header, rows)
+	} else {
+		fmt.Fprintf(cw, "%s\n", r.Title)
+		tw := tabwriter.NewWriter(cw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, row := range append([][]string{header}, rows...) {
+			// Left-align the two label columns, right-align the figures.
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", pad(row[0], 18), pad(row[1], 11), strings.Join(row[2:], "\t"))
+		}
+		tw.Flush()
+	}
+	lines := r.headlines()
+	for _, f := range failed {
+		lines = append(lines, "not measured: "+f)
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(cw)
+		for _, l := range lines {
+			if r.Markdown {
+				fmt.Fprintf(cw, "- %s\n", l)
+			} else {
+				fmt.Fprintf(cw, "  %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintln(cw)
+	return cw.n, cw.err
+}
+
+func pad(s string, n int) string { return s + strings.Repeat(" ", max(n-len(s), 0)) }
+
+func writeMarkdown(w io.Writer, header []string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
+	seps := make([]string, len(header))
+	for i := range seps {
+		seps[i] = "---:"
+		if i < 2 {
+			seps[i] = "---"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, row := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+func destLabel(c Cell) string {
+	if c.Driver == Pq && c.Dest == PgtypeHstore {
+		return "pq hstore.Hstore"
+	}
+	if c.Driver == PgxNative && c.Dest == RawBytes {
+		return "RawValues"
+	}
+	return string(c.Dest)
+}
+
+func hitLabel(res Result, kind Kind) string {
+	if res.Cell.Driver != Pgcache {
+		return ""
+	}
+	var bypassed bool
+	for _, s := range res.Samples {
+		c := s.Cache
+		bypassed = bypassed || c.Numeric.Bypasses+c.Hstore.Bypasses > 0
+	}
+	h := res.Median(kind).HitRatio
+	switch {
+	case math.IsNaN(h) && bypassed:
+		return "bypass"
+	case math.IsNaN(h):
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*h)
+}
+
+// ratio returns base/x as "2.10×".
+func ratio(base, x float64) string {
+	if x <= 0 || math.IsNaN(x) || math.IsNaN(base) {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", base/x)
+}
+
+// headlines compares pgcache's typed reads with what users of the other
+// drivers scan into instead.
+func (r Report) headlines() []string {
+	find := func(d Driver, dest Dest) (PerValue, bool) {
+		for _, res := range r.Results {
+			if res.Cell == (Cell{d, dest}) && res.Err == nil && len(res.Samples) > 0 {
+				return res.Median(r.Kind), true
+			}
+		}
+		return PerValue{}, false
+	}
+	type pair struct{ a, b Cell }
+	var pairs []pair
+	switch r.Kind {
+	case Numeric:
+		pairs = []pair{
+			{Cell{Pgcache, String}, Cell{Pgx, String}},
+			{Cell{Pgcache, PgcacheDecimal}, Cell{Pgx, ApdDecimal}},
+			{Cell{Pgcache, PgcacheDecimal}, Cell{Pgx, ShopspringDec}},
+			{Cell{Pgcache, PgcacheDecimal}, Cell{PgxNative, PgtypeNumeric}},
+			{Cell{Pgcache, String}, Cell{PgcacheOff, String}},
+		}
+	case Hstore:
+		pairs = []pair{
+			{Cell{Pgcache, PgcacheHstore}, Cell{Pgx, PgtypeHstore}},
+			{Cell{Pgcache, PgcacheHstore}, Cell{PgxNative, PgtypeHstore}},
+			{Cell{Pgcache, PgcacheHstore}, Cell{PgcacheOff, PgcacheHstore}},
+		}
+	default:
+		pairs = []pair{
+			{Cell{Pgcache, Any}, Cell{Pgx, Any}},
+			{Cell{Pgcache, PgcacheTypes}, Cell{Pgx, Any}},
+		}
+	}
+	var lines []string
+	for _, p := range pairs {
+		a, ok1 := find(p.a.Driver, p.a.Dest)
+		b, ok2 := find(p.b.Driver, p.b.Dest)
+		if !ok1 || !ok2 {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s → *%s vs %s → *%s: %s less client CPU, %s less wall time, %.2f vs %.2f allocs/value",
+			p.a.Driver, p.a.Dest, p.b.Driver, destLabel(p.b), ratio(b.CPU, a.CPU), ratio(b.Wall, a.Wall), a.Allocs, b.Allocs))
+	}
+	return lines
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}

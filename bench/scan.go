@@ -1,0 +1,356 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	pqhstore "github.com/lib/pq/hstore"
+	"github.com/shopspring/decimal"
+
+	"github.com/pgcache/pgcache"
+
+	_ "github.com/lib/pq" // registers "postgres"
+)
+
+// Driver names a way of reading rows. Its value is the driver= part of
+// benchmark names.
+type Driver string
+
+const (
+	// Pgcache is database/sql with pgcache, cache on.
+	Pgcache Driver = "pgcache"
+	// Pgx is database/sql with pgx v5's stdlib driver, the baseline.
+	Pgx Driver = "pgx"
+	// PgcacheOff is pgcache with the DSN option pgcache=off: pgcache's code
+	// path without the cache, to isolate what the cache itself costs.
+	PgcacheOff Driver = "pgcache-off"
+	// Pq is database/sql with lib/pq ("postgres").
+	Pq Driver = "pq"
+	// PgxNative is pgx.Conn.Query and Rows.Scan without database/sql, in
+	// pgx's default binary formats, with hstore registered: what a
+	// performance-minded user does instead of database/sql.
+	PgxNative Driver = "pgx-native"
+)
+
+// Drivers lists every driver in the order tables show them.
+var Drivers = []Driver{Pgcache, Pgx, PgcacheOff, Pq, PgxNative}
+
+// Dest names the Go type each value is scanned into. Its value is the dest=
+// part of benchmark names.
+type Dest string
+
+const (
+	// RawBytes is the floor: *sql.RawBytes, nothing decoded by the caller.
+	// For [PgxNative] it is Rows.RawValues, the bytes off the wire.
+	RawBytes       Dest = "RawBytes"
+	String         Dest = "string"
+	Any            Dest = "any"
+	Float64        Dest = "float64"
+	ApdDecimal     Dest = "apd.Decimal"
+	ShopspringDec  Dest = "shopspring.Decimal"
+	PgtypeNumeric  Dest = "pgtype.Numeric"
+	PgcacheDecimal Dest = "pgcache.Decimal"
+	// PgtypeHstore is *pgtype.Hstore, or for [Pq], which returns []byte that
+	// pgtype.Hstore cannot scan, the closest equivalent:
+	// *github.com/lib/pq/hstore.Hstore.
+	PgtypeHstore  Dest = "pgtype.Hstore"
+	PgcacheHstore Dest = "pgcache.Hstore"
+	// PgcacheTypes scans numeric columns into *pgcache.Decimal, hstore
+	// columns into *pgcache.Hstore and every other column into *any; for
+	// user queries.
+	PgcacheTypes Dest = "pgcache-types"
+)
+
+// Dests returns the destinations benchmarked for columns of kind k.
+func Dests(k Kind) []Dest {
+	switch k {
+	case Numeric:
+		return []Dest{RawBytes, String, Any, Float64, ApdDecimal, ShopspringDec, PgtypeNumeric, PgcacheDecimal}
+	case Hstore:
+		return []Dest{RawBytes, String, PgtypeHstore, PgcacheHstore}
+	}
+	return []Dest{RawBytes, Any, PgcacheTypes}
+}
+
+// Cell is one driver reading into one destination.
+type Cell struct {
+	Driver Driver
+	Dest   Dest
+}
+
+func (c Cell) String() string { return string(c.Driver) + "/" + string(c.Dest) }
+
+// Supported reports whether c makes sense for columns of kind k, and if not,
+// why not.
+func (c Cell) Supported(k Kind) (ok bool, why string) {
+	switch {
+	case c.Driver == Pq && c.Dest == PgtypeNumeric:
+		// lib/pq hands numeric over as []byte and pgtype.Numeric.Scan takes
+		// only strings; lib/pq has no numeric type of its own.
+		return false, "lib/pq returns []byte, which pgtype.Numeric cannot scan"
+	case c.Driver == PgxNative && k == Hstore && c.Dest == String:
+		// With hstore registered pgx reads it in binary, and its hstore codec
+		// scans binary only into map types.
+		return false, "pgx cannot scan binary hstore into *string"
+	}
+	return true, ""
+}
+
+// Cells returns every supported cell for data of kind k, destination-major,
+// so that the drivers compared for one destination run next to each other.
+func Cells(k Kind) []Cell {
+	var cells []Cell
+	for _, dest := range Dests(k) {
+		for _, drv := range Drivers {
+			c := Cell{drv, dest}
+			if ok, _ := c.Supported(k); ok {
+				cells = append(cells, c)
+			}
+		}
+	}
+	return cells
+}
+
+// Workload is a query and how to read its columns.
+type Workload struct {
+	Name  string
+	Query string
+	Kinds []Kind // one per result column
+	// ReadOnly runs each query in a READ ONLY transaction (user queries).
+	ReadOnly bool
+	// Kind is the kind whose cache table the hit ratio is taken from;
+	// Other means both tables.
+	Kind Kind
+}
+
+// Workload returns the full-table scan of d.
+func (d DataSet) Workload() Workload {
+	kinds := make([]Kind, len(d.Columns))
+	for i := range kinds {
+		kinds[i] = d.Kind
+	}
+	return Workload{Name: d.Name, Query: d.Query(), Kinds: kinds, Kind: d.Kind}
+}
+
+// Env holds one connection per [Driver] to one database. It is not safe for
+// concurrent use: each query uses the driver's only connection.
+type Env struct {
+	dbs    map[Driver]*sql.DB
+	native *pgx.Conn
+}
+
+// Open connects every driver to the database dsn names (keyword/value or URL;
+// lib/pq reads both). Create the hstore extension, if wanted, before: see
+// [CreateHstore].
+func Open(ctx context.Context, dsn string) (*Env, error) {
+	e := &Env{dbs: make(map[Driver]*sql.DB)}
+	names := map[Driver][2]string{
+		Pgcache:    {"pgcache", dsn},
+		Pgx:        {"pgx", dsn},
+		PgcacheOff: {"pgcache", withParam(dsn, "pgcache", "off")},
+		Pq:         {"postgres", dsn},
+	}
+	for drv, n := range names {
+		db, err := sql.Open(n[0], n[1])
+		if err == nil {
+			db.SetMaxOpenConns(1)
+			db.SetMaxIdleConns(1)
+			err = db.PingContext(ctx)
+		}
+		if db != nil {
+			e.dbs[drv] = db
+		}
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("bench: connecting %s: %w", drv, err)
+		}
+	}
+	var err error
+	if e.native, err = pgx.Connect(ctx, dsn); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("bench: connecting %s: %w", PgxNative, err)
+	}
+	var oid *uint32
+	if err := e.native.QueryRow(ctx, "select to_regtype('hstore')::oid").Scan(&oid); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if oid != nil {
+		// As pgtype's documentation suggests for extension types.
+		e.native.TypeMap().RegisterType(&pgtype.Type{Name: "hstore", OID: *oid, Codec: pgtype.HstoreCodec{}})
+	}
+	return e, nil
+}
+
+// Close closes every connection.
+func (e *Env) Close() error {
+	var errs []error
+	for _, db := range e.dbs {
+		errs = append(errs, db.Close())
+	}
+	if e.native != nil {
+		errs = append(errs, e.native.Close(context.Background()))
+	}
+	return errors.Join(errs...)
+}
+
+// withParam adds key=value to a keyword/value or URL DSN.
+func withParam(dsn, key, value string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		if u, err := url.Parse(dsn); err == nil {
+			q := u.Query()
+			q.Set(key, value)
+			u.RawQuery = q.Encode()
+			return u.String()
+		}
+	}
+	return strings.TrimSpace(dsn) + " " + key + "=" + value
+}
+
+// Scan runs w's query once through c's driver, scanning every row into c's
+// destinations, and returns the number of values read (rows × columns).
+func (e *Env) Scan(ctx context.Context, c Cell, w Workload) (int, error) {
+	ptrs, err := pointers(c, w.Kinds)
+	if err != nil {
+		return 0, err
+	}
+	var rows int
+	if c.Driver == PgxNative {
+		rows, err = e.scanNative(ctx, c, w, ptrs)
+	} else {
+		rows, err = scanSQL(ctx, e.dbs[c.Driver], w, ptrs)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bench: %s into %s: %w", w.Name, c, err)
+	}
+	return rows * len(w.Kinds), nil
+}
+
+func scanSQL(ctx context.Context, db *sql.DB, w Workload, ptrs []any) (n int, err error) {
+	q := interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	}(db)
+	if w.ReadOnly {
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return 0, err
+		}
+		defer tx.Rollback()
+		q = tx
+	}
+	rows, err := q.QueryContext(ctx, w.Query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+func (e *Env) scanNative(ctx context.Context, c Cell, w Workload, ptrs []any) (n int, err error) {
+	q := interface {
+		Query(context.Context, string, ...any) (pgx.Rows, error)
+	}(e.native)
+	if w.ReadOnly {
+		tx, err := e.native.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return 0, err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx))
+		q = tx
+	}
+	rows, err := q.Query(ctx, w.Query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if c.Dest == RawBytes {
+		for rows.Next() {
+			_ = rows.RawValues()
+			n++
+		}
+		return n, rows.Err()
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// pointers returns one scan destination per column. They are reused for
+// every row, as a program scanning into the same variables would.
+func pointers(c Cell, kinds []Kind) ([]any, error) {
+	ptrs := make([]any, len(kinds))
+	for i, k := range kinds {
+		if ok, why := c.Supported(k); !ok {
+			return nil, errors.New(why)
+		}
+		p := newPointer(c, k)
+		if p == nil {
+			return nil, fmt.Errorf("bench: %s does not apply to %s columns", c.Dest, k)
+		}
+		ptrs[i] = p
+	}
+	return ptrs, nil
+}
+
+func newPointer(c Cell, k Kind) any {
+	switch c.Dest {
+	case RawBytes:
+		return new(sql.RawBytes)
+	case String:
+		return new(string)
+	case Any:
+		return new(any)
+	case PgcacheTypes:
+		switch k {
+		case Numeric:
+			return new(pgcache.Decimal)
+		case Hstore:
+			return new(pgcache.Hstore)
+		}
+		return new(any)
+	}
+	if k == Numeric {
+		switch c.Dest {
+		case Float64:
+			return new(float64)
+		case ApdDecimal:
+			return new(apd.Decimal)
+		case ShopspringDec:
+			return new(decimal.Decimal)
+		case PgtypeNumeric:
+			return new(pgtype.Numeric)
+		case PgcacheDecimal:
+			return new(pgcache.Decimal)
+		}
+	}
+	if k == Hstore {
+		switch c.Dest {
+		case PgtypeHstore:
+			if c.Driver == Pq {
+				return new(pqhstore.Hstore)
+			}
+			return new(pgtype.Hstore)
+		case PgcacheHstore:
+			return new(pgcache.Hstore)
+		}
+	}
+	return nil
+}

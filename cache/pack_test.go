@@ -1,0 +1,158 @@
+package cache_test
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pgcache/pgcache/cache"
+)
+
+// packLoop is the obvious definition of Pack, byte by byte.
+func packLoop(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > cache.MaxShortKey || bytes.IndexByte(b, 0) >= 0 {
+		return 0, false
+	}
+	var key uint64
+	for i, c := range b {
+		key |= uint64(c) << (8 * i)
+	}
+	return key, true
+}
+
+var testPacks = []struct {
+	in     string
+	key    uint64
+	wantOK bool
+}{
+	{"", 0, false},
+	{"1", 0x31, true},
+	{"12", 0x3231, true},
+	{"1.5", 0x352e31, true},
+	{"-1.5", 0x352e312d, true},
+	{"12.50", 0x30352e3231, true},
+	{"123.45", 0x35342e333231, true},
+	{"-123.45", 0x35342e3332312d, true},
+	{"12345.67", 0x37362e3534333231, true},
+	{"\xff\xff\xff\xff\xff\xff\xff\xff", 0xffffffffffffffff, true},
+	{"123456789", 0, false},
+	{"NaN", 0x4e614e, true},
+	{"1\x00", 0, false},
+	{"\x00", 0, false},
+	{"\x001", 0, false},
+	{"1234567\x00", 0, false},
+	{"\x801", 0x3180, true}, // 0x80 bytes must not trip the NUL test
+	{"\x01\x01\x01\x01\x01\x01\x01\x01", ones, true},
+}
+
+const ones = 0x0101010101010101
+
+func TestPack(t *testing.T) {
+	for _, tt := range testPacks {
+		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
+			key, ok := cache.Pack([]byte(tt.in))
+			if key != tt.key || ok != tt.wantOK {
+				t.Errorf("Pack(%q) = %#x, %v; want %#x, %v", tt.in, key, ok, tt.key, tt.wantOK)
+			}
+			skey, sok := cache.PackString(tt.in)
+			if skey != key || sok != ok {
+				t.Errorf("PackString(%q) = %#x, %v; Pack gave %#x, %v", tt.in, skey, sok, key, ok)
+			}
+		})
+	}
+}
+
+// TestPackLengths covers every length 0..9, a NUL byte at each position of
+// each length, and bytes that are 0x80 or 0xff next to the NUL.
+func TestPackLengths(t *testing.T) {
+	for n := 0; n <= cache.MaxShortKey+1; n++ {
+		for _, fill := range []byte{'7', 0x01, 0x80, 0xff} {
+			text := bytes.Repeat([]byte{fill}, n)
+			for i := range text {
+				text[i] += byte(i) // make every byte differ, none 0
+			}
+			check(t, text)
+			for nul := 0; nul < n; nul++ {
+				withNUL := bytes.Clone(text)
+				withNUL[nul] = 0
+				if _, ok := cache.Pack(withNUL); ok {
+					t.Errorf("Pack(%q) accepted a NUL at %d", withNUL, nul)
+				}
+				check(t, withNUL)
+			}
+		}
+	}
+}
+
+func check(t *testing.T, text []byte) {
+	t.Helper()
+	want, wantOK := packLoop(text)
+	key, ok := cache.Pack(text)
+	if key != want || ok != wantOK {
+		t.Errorf("Pack(%q) = %#x, %v; want %#x, %v", text, key, ok, want, wantOK)
+	}
+	if ok && key == 0 {
+		t.Errorf("Pack(%q) = 0, true", text)
+	}
+	skey, sok := cache.PackString(string(text))
+	if skey != key || sok != ok {
+		t.Errorf("PackString(%q) = %#x, %v; Pack gave %#x, %v", text, skey, sok, key, ok)
+	}
+}
+
+// TestPackDistinct packs many short texts, including prefixes of each other
+// and texts with trailing 0x01 bytes, and requires distinct keys.
+func TestPackDistinct(t *testing.T) {
+	seen := make(map[uint64]string)
+	add := func(s string) {
+		key, ok := cache.PackString(s)
+		if !ok {
+			return
+		}
+		if prev, dup := seen[key]; dup && prev != s {
+			t.Fatalf("%q and %q both pack to %#x", prev, s, key)
+		}
+		seen[key] = s
+	}
+	var buf []byte
+	for i := range int64(20000) {
+		buf = strconv.AppendInt(buf[:0], i, 10)
+		add(string(buf))
+		add("-" + string(buf))
+		add(string(buf[:len(buf)/2]) + "." + string(buf[len(buf)/2:]))
+	}
+	for n := 1; n <= cache.MaxShortKey; n++ {
+		for c := 1; c < 256; c++ {
+			add(strings.Repeat(string(rune(c)), n)) // runes >= 0x80 take 2 bytes: mixed lengths
+			add(strings.Repeat("\x01", n-1) + string(byte(c)))
+			add(string(byte(c)) + strings.Repeat("\x01", n-1))
+		}
+	}
+	if len(seen) < 60000 {
+		t.Fatalf("only %d texts packed", len(seen))
+	}
+}
+
+func FuzzPack(f *testing.F) {
+	for _, tt := range testPacks {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		check(t, text)
+	})
+}
+
+func TestPackAllocs(t *testing.T) {
+	text := []byte("12.50")
+	var sink uint64
+	if n := testing.AllocsPerRun(100, func() {
+		k1, _ := cache.Pack(text)
+		k2, _ := cache.PackString("-123.45")
+		sink += k1 + k2
+	}); n != 0 {
+		t.Errorf("Pack and PackString allocated %v times", n)
+	}
+	_ = sink
+}

@@ -1,0 +1,119 @@
+package cache
+
+import "go.uber.org/atomic"
+
+// entry is one published key and value of a [Short]. It is never modified
+// after it is stored in a slot.
+type entry[V any] struct {
+	key uint64
+	val V
+}
+
+// Short is a direct-mapped table of [Slots] entries keyed by short texts packed
+// with [Pack] or [PackString]. Create one with [NewShort]; the zero value is
+// not usable.
+//
+// A lookup is [Short.Get]; on a miss the caller calls [Short.Sight] and, when
+// it reports the second sighting in a row, builds the value and publishes it
+// with [Short.Put]. Get is lock-free and costs one multiply, one atomic load
+// and one compare. Values are shared between all readers and must not be
+// mutated.
+//
+// On 64-bit platforms a Short occupies 65,584 bytes (72 KiB of pages) and holds
+// at most 4096 entries of 8+sizeof(V) bytes each; what V points to is the
+// caller's. All methods are safe for concurrent use.
+type Short[V any] struct {
+	// Sentinels: none (key 0) fills every slot except shortSlot(0), which gets
+	// noneZero (key 1<<63, whose own slot is 2048). Neither key belongs to the
+	// slot it sits in, so neither can match a Get. Read only by Reset and
+	// Stats; kept first so the seen words' writes never share their line.
+	none, noneZero *entry[V]
+
+	slots [Slots]atomic.Pointer[entry[V]] // read by Get, written by Put
+	seen  [Slots]atomic.Uint64            // written by Sight, apart from slots
+
+	counts counters
+}
+
+// NewShort returns an empty table.
+func NewShort[V any]() *Short[V] {
+	t := &Short[V]{
+		none:     &entry[V]{key: 0},
+		noneZero: &entry[V]{key: 1 << 63},
+	}
+	t.Reset()
+	return t
+}
+
+// Get returns the value published for key and true, or the zero V and false.
+// It never returns a value put under another key. Get is the hit path: it
+// writes nothing and takes no lock; callers count hits in a [Counts].
+func (t *Short[V]) Get(key uint64) (V, bool) {
+	e := t.slots[shortSlot(key)].Load()
+	if e.key == key {
+		return e.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Sight records a miss of key in its slot and reports whether the previous
+// miss recorded in that slot was the same key. True means this is the second
+// sighting in a row: the caller should build the value and [Short.Put] it.
+// A sighting of another key in between resets the count, so values that
+// never repeat are never admitted. Sight never admits key 0, which [Pack]
+// never returns. It stores only when the recorded key changes: an atomic
+// store is a full barrier on amd64 and dominates the cost of a miss.
+func (t *Short[V]) Sight(key uint64) (admit bool) {
+	w := &t.seen[shortSlot(key)]
+	if w.Load() == key {
+		return key != 0
+	}
+	w.Store(key)
+	return false
+}
+
+// Put publishes v for key, replacing whatever entry the key's slot held with
+// one atomic pointer store. key should come from [Pack] or [PackString]. The
+// table keeps v as is; v must not be modified afterwards.
+func (t *Short[V]) Put(key uint64, v V) {
+	t.slots[shortSlot(key)].Store(&entry[V]{key: key, val: v})
+}
+
+// Record adds a reader's counts to the table's cumulative [Stats].
+func (t *Short[V]) Record(c Counts) {
+	t.counts.record(c)
+}
+
+// Stats returns a snapshot of the counts and the number of entries. It scans
+// all slots and is meant for monitoring, not for hot paths.
+func (t *Short[V]) Stats() Stats {
+	s := t.counts.snapshot()
+	for i := range t.slots {
+		if e := t.slots[i].Load(); e != t.none && e != t.noneZero {
+			s.Entries++
+		}
+	}
+	return s
+}
+
+// Reset drops every entry and every seen word, so the entries' memory can be
+// collected once no reader holds their values. The counts are cumulative and
+// stay. Reset may run concurrently with other methods; a Put that races with it
+// may survive it.
+func (t *Short[V]) Reset() {
+	// Store only where something changes: an atomic store is a full
+	// barrier on amd64, while a load is as cheap as a plain one.
+	for i := range t.slots {
+		none := t.none
+		if i == zeroSlot {
+			none = t.noneZero
+		}
+		if t.slots[i].Load() != none {
+			t.slots[i].Store(none)
+		}
+		if t.seen[i].Load() != 0 {
+			t.seen[i].Store(0)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+// Package pgcache is a database/sql driver for PostgreSQL that decodes numeric
+// and hstore columns through a process-wide cache. It wraps pgx v5's stdlib
+// driver and is a drop-in replacement for it:
+//
+//	import _ "github.com/pgcache/pgcache"
+//
+//	db, err := sql.Open("pgcache", "postgres://app@db/shop") // was sql.Open("pgx", …)
+//
+// Every value a program scans is what pgx stdlib would have given it, for every
+// column type and every Scan destination. What changes is the cost: a numeric
+// or hstore text that repeats is handed out as one shared, pre-boxed string
+// with no allocation, and scanning it into a [Decimal] or an [Hstore] returns
+// one shared, immutable parsed value, again with no allocation.
+//
+// # The cache
+//
+// Each type has a direct-mapped table of 4096 slots. A numeric text of up to 8
+// bytes is packed into a uint64 key; a lookup is one multiply, one atomic load
+// and one compare, with no lock. hstore texts (up to [MaxHstoreText] bytes) are
+// keyed by a 64-bit hash and compared byte for byte on a hit. A text is
+// admitted the second time in a row it is seen in its slot, so a column of
+// all-distinct values only records keys and never pays for decoding values it
+// will not see again. Entries are immutable and replaced whole. [Stats] reports
+// hits, misses, admissions and bypasses.
+//
+// # Options
+//
+// Two DSN options, removed before the DSN reaches pgx:
+//
+//	pgcache=off                          no cache on this connection
+//	pgcache_disable=note_total,public.orders.discount
+//	                                     these columns bypass the cache
+//
+// # Reaching pgx
+//
+// A pgcache driver connection has Conn() *pgx.Conn, like *stdlib.Conn. Code
+// using sql.Conn.Raw should assert interface{ Conn() *pgx.Conn } rather than
+// *stdlib.Conn, which then works with both drivers.
+package pgcache

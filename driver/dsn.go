@@ -1,0 +1,311 @@
+package driver
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DSN option keys. Both work in URL DSNs (?pgcache=off) and keyword/value DSNs
+// (pgcache=off).
+const (
+	// KeyCache switches the cache on or off for every column of a connection.
+	KeyCache = "pgcache"
+	// KeyDisable lists columns that bypass the cache.
+	KeyDisable = "pgcache_disable"
+)
+
+// prefix marks a DSN key as pgcache's. Any key with it that is not a known
+// option is an error rather than something forwarded to the server.
+const prefix = "pgcache"
+
+// Sentinel causes wrapped by [*OptionError].
+var (
+	ErrUnknownOption = errors.New("unknown option")
+	ErrInvalidValue  = errors.New("invalid value")
+)
+
+// OptionError reports a pgcache DSN option that is not known or whose value does
+// not parse. It names the key, so a typo in a long DSN is easy to find.
+type OptionError struct {
+	Key    string
+	Value  string
+	Err    error  // ErrUnknownOption or ErrInvalidValue
+	Reason string // what is wrong or what is expected
+}
+
+func (e *OptionError) Error() string {
+	if errors.Is(e.Err, ErrUnknownOption) {
+		return fmt.Sprintf("pgcache: unknown DSN option %q (known options: %s, %s)", e.Key, KeyCache, KeyDisable)
+	}
+	return fmt.Sprintf("pgcache: invalid DSN option %s=%q: %s", e.Key, e.Value, e.Reason)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Options are pgcache's settings for one connector: parsed from the DSN, or from
+// the RuntimeParams of a pgx.ConnConfig, before any of it reaches the server.
+// The zero value is not the default; use [DefaultOptions].
+type Options struct {
+	// Cache is false when pgcache=off: every column is decoded exactly as pgx
+	// stdlib decodes it and the cache is never consulted.
+	Cache bool
+	// Disable lists the columns whose values bypass the cache.
+	Disable []Column
+}
+
+// DefaultOptions is what a DSN without pgcache options means: cache on, no
+// column disabled.
+func DefaultOptions() Options { return Options{Cache: true} }
+
+// Column names one entry of pgcache_disable. With Table empty it matches a
+// result column by the name the server reports for it; otherwise it matches a
+// table column wherever it appears in a result, through the table OID and
+// attribute number the server attaches to each result field.
+//
+// Names are SQL identifiers: unquoted ones are folded to lower case, as
+// PostgreSQL folds them; double-quoted ones keep their case and may contain
+// dots, commas and spaces ("" stands for one double quote).
+type Column struct {
+	Schema string // optional, only with Table
+	Table  string
+	Name   string
+}
+
+// String formats c as it would be written in a DSN, quoting where needed, so
+// that ParseDisable(c.String()) gives c back.
+func (c Column) String() string {
+	var b strings.Builder
+	if c.Schema != "" {
+		b.WriteString(quoteIdent(c.Schema))
+		b.WriteByte('.')
+	}
+	if c.Table != "" {
+		b.WriteString(quoteIdent(c.Table))
+		b.WriteByte('.')
+	}
+	b.WriteString(quoteIdent(c.Name))
+	return b.String()
+}
+
+// Extract removes every pgcache key from params (pgx puts DSN keys it does not
+// know into ConnConfig.RuntimeParams and would send them to the server, which
+// rejects them) and parses them. An unknown key that starts with "pgcache" or a
+// malformed value is an *OptionError naming the key. params may be nil.
+func Extract(params map[string]string) (Options, error) {
+	opts := DefaultOptions()
+	// Visit keys in a fixed order so the first error reported is deterministic.
+	var keys []string
+	for k := range params {
+		if strings.HasPrefix(strings.ToLower(k), prefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var firstErr error
+	for _, k := range keys {
+		v := params[k]
+		delete(params, k)
+		if firstErr != nil {
+			continue
+		}
+		switch k {
+		case KeyCache:
+			on, err := ParseBool(k, v)
+			if err != nil {
+				firstErr = err
+				continue
+			}
+			opts.Cache = on
+		case KeyDisable:
+			cols, err := ParseDisable(v)
+			if err != nil {
+				firstErr = err
+				continue
+			}
+			opts.Disable = cols
+		default:
+			firstErr = &OptionError{Key: k, Value: v, Err: ErrUnknownOption}
+		}
+	}
+	if firstErr != nil {
+		return Options{}, firstErr
+	}
+	return opts, nil
+}
+
+// Params is the inverse of Extract: the options as DSN key/value pairs, with
+// defaults left out.
+func (o Options) Params() map[string]string {
+	p := map[string]string{}
+	if !o.Cache {
+		p[KeyCache] = "off"
+	}
+	if len(o.Disable) > 0 {
+		parts := make([]string, len(o.Disable))
+		for i, c := range o.Disable {
+			parts[i] = c.String()
+		}
+		p[KeyDisable] = strings.Join(parts, ",")
+	}
+	return p
+}
+
+// ParseBool accepts the spellings PostgreSQL accepts for a boolean setting:
+// on/off, true/false, yes/no, 1/0, in any case.
+func ParseBool(key, s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, &OptionError{Key: key, Value: s, Err: ErrInvalidValue, Reason: "want on or off"}
+}
+
+// ParseDisable parses the value of pgcache_disable: a comma-separated list of
+// column, table.column or schema.table.column entries. Spaces around entries
+// are ignored; an empty value means no column. An empty entry, an identifier
+// that is not a valid SQL identifier, or more than three parts is an error.
+func ParseDisable(s string) ([]Column, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var cols []Column
+	p := identParser{s: s}
+	for {
+		p.skipSpace()
+		parts, err := p.entry()
+		if err != nil {
+			return nil, &OptionError{Key: KeyDisable, Value: s, Err: ErrInvalidValue, Reason: err.Error()}
+		}
+		var c Column
+		switch len(parts) {
+		case 1:
+			c = Column{Name: parts[0]}
+		case 2:
+			c = Column{Table: parts[0], Name: parts[1]}
+		case 3:
+			c = Column{Schema: parts[0], Table: parts[1], Name: parts[2]}
+		default:
+			return nil, &OptionError{Key: KeyDisable, Value: s, Err: ErrInvalidValue,
+				Reason: fmt.Sprintf("entry %d has %d dot-separated parts; want column, table.column or schema.table.column", len(cols)+1, len(parts))}
+		}
+		cols = append(cols, c)
+		p.skipSpace()
+		if p.eof() {
+			return cols, nil
+		}
+		if p.s[p.i] != ',' {
+			return nil, &OptionError{Key: KeyDisable, Value: s, Err: ErrInvalidValue,
+				Reason: fmt.Sprintf("unexpected %q at byte %d; entries are separated by commas", p.s[p.i], p.i)}
+		}
+		p.i++
+	}
+}
+
+// identParser reads dot-separated SQL identifiers.
+type identParser struct {
+	s string
+	i int
+}
+
+func (p *identParser) eof() bool { return p.i >= len(p.s) }
+
+func (p *identParser) skipSpace() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+// entry reads ident(.ident)*.
+func (p *identParser) entry() ([]string, error) {
+	var parts []string
+	for {
+		id, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, id)
+		if p.eof() || p.s[p.i] != '.' {
+			return parts, nil
+		}
+		p.i++
+	}
+}
+
+// ident reads one quoted or unquoted identifier.
+func (p *identParser) ident() (string, error) {
+	if p.eof() {
+		return "", fmt.Errorf("missing column name at byte %d", p.i)
+	}
+	if p.s[p.i] == '"' {
+		var b strings.Builder
+		start := p.i
+		p.i++
+		for {
+			j := strings.IndexByte(p.s[p.i:], '"')
+			if j < 0 {
+				return "", fmt.Errorf("unterminated quoted identifier starting at byte %d", start)
+			}
+			b.WriteString(p.s[p.i : p.i+j])
+			p.i += j + 1
+			if p.i < len(p.s) && p.s[p.i] == '"' { // "" is a literal quote
+				b.WriteByte('"')
+				p.i++
+				continue
+			}
+			break
+		}
+		if b.Len() == 0 {
+			return "", fmt.Errorf("empty quoted identifier at byte %d", start)
+		}
+		return b.String(), nil
+	}
+	start := p.i
+	for p.i < len(p.s) && isIdentByte(p.s[p.i], p.i == start) {
+		p.i++
+	}
+	if p.i == start {
+		return "", fmt.Errorf("unexpected %q at byte %d; want a column name", p.s[p.i], p.i)
+	}
+	return asciiLower(p.s[start:p.i]), nil
+}
+
+// asciiLower folds ASCII letters only, as PostgreSQL folds unquoted
+// identifiers in a UTF-8 database.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// isIdentByte reports whether c may appear in an unquoted identifier. Bytes
+// from 0x80 up are allowed, as PostgreSQL allows non-ASCII letters.
+func isIdentByte(c byte, first bool) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c >= 0x80:
+		return true
+	case c >= '0' && c <= '9', c == '$':
+		return !first
+	}
+	return false
+}
+
+// quoteIdent quotes id unless it reads back unchanged as an unquoted identifier.
+func quoteIdent(id string) string {
+	plain := id != ""
+	for i := 0; i < len(id) && plain; i++ {
+		c := id[i]
+		plain = isIdentByte(c, i == 0) && !(c >= 'A' && c <= 'Z')
+	}
+	if plain {
+		return id
+	}
+	return `"` + strings.ReplaceAll(id, `"`, `""`) + `"`
+}

@@ -1,0 +1,144 @@
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startTimeout bounds [Main]'s cluster start. A start takes a few seconds;
+// a slow CI machine running many test binaries at once gets ample slack.
+const startTimeout = 3 * time.Minute
+
+// Open returns the DSN to test against and a function that releases it.
+// With $PGCACHE_TEST_DSN set, that is the DSN and stop does nothing.
+// Otherwise Open starts a [Cluster] and stop stops it, printing any error to
+// stderr. On error stop is nil.
+func Open(ctx context.Context) (dsn string, stop func(), err error) {
+	if dsn := os.Getenv(EnvDSN); dsn != "" {
+		return dsn, func() {}, nil
+	}
+	c, err := Start(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return c.DSN(), func() {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}, nil
+}
+
+// testDB is what [Main] learned, for [DSN]. Main writes it before m.Run
+// starts any test, so tests may read it without locking.
+var testDB struct {
+	ran bool   // Main ran
+	dsn string // the database to test against, if there is one
+	err error  // why there is none
+}
+
+// Main runs a test binary's tests against a database. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+// It calls [Open] once, runs the tests, stops the cluster and exits with the
+// tests' code. [DSN] hands the database to tests. If there is no server, Main
+// fails the binary in CI (see [Required]); elsewhere it runs the tests and
+// DSN skips those that need one.
+//
+// go test -list starts no server. Main exports $PGCACHE_TEST_DSN so fuzz
+// workers, which re-run the test binary, and any other child process use this
+// binary's cluster instead of starting their own.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return m.Run()
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	dsn, stop, err := Open(ctx)
+	cancel()
+	testDB.ran = true
+	if err != nil {
+		if why, ok := Required(); ok {
+			fmt.Fprintf(os.Stderr, "pgtest: %s, but there is no database to test against:\n%v\n", why, err)
+			return 1
+		}
+		testDB.err = err
+		return m.Run()
+	}
+	defer stop()
+	testDB.dsn = dsn
+	os.Setenv(EnvDSN, dsn)
+	stopOnSignal(stop)
+	return m.Run()
+}
+
+// stopOnSignal stops the cluster and exits when the binary is interrupted
+// or terminated. pg_ctl runs the server in a session of its own, so the
+// terminal's ^C never reaches it. While fuzzing, package testing handles ^C
+// itself and m.Run returns normally.
+func stopOnSignal(stop func()) {
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if f := flag.Lookup("test.fuzz"); f == nil || f.Value.String() == "" {
+		sigs = append(sigs, os.Interrupt)
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		sig := <-ch
+		fmt.Fprintf(os.Stderr, "pgtest: %v: stopping the PostgreSQL cluster\n", sig)
+		stop()
+		os.Exit(1)
+	}()
+}
+
+// Required reports whether a missing database must fail the tests rather
+// than skip them, and why: $CI is set (and not false), or
+// $PGCACHE_REQUIRE_DB is 1.
+func Required() (why string, ok bool) {
+	if os.Getenv(EnvRequireDB) == "1" {
+		return EnvRequireDB + "=1", true
+	}
+	if v := os.Getenv("CI"); v != "" {
+		if b, err := strconv.ParseBool(v); err != nil || b {
+			return "CI=" + v, true
+		}
+	}
+	return "", false
+}
+
+// DSN returns the DSN of the database [Main] found. Without one it skips t,
+// or fails it when a database is [Required] or the server exists but would
+// not start. It may be called from parallel tests.
+func DSN(t testing.TB) string {
+	t.Helper()
+	if testDB.dsn != "" {
+		return testDB.dsn
+	}
+	if !testDB.ran {
+		if dsn := os.Getenv(EnvDSN); dsn != "" {
+			return dsn
+		}
+		t.Fatal("pgtest: DSN needs TestMain to call pgtest.Main: func TestMain(m *testing.M) { pgtest.Main(m) }")
+	}
+	if why, ok := Required(); ok {
+		t.Fatalf("%s, but there is no database to test against: %v", why, testDB.err)
+	}
+	if !errors.Is(testDB.err, ErrNoServer) {
+		t.Fatalf("no database to test against: %v", testDB.err)
+	}
+	t.Skipf("skipped: %v, or $%s to a database's DSN", testDB.err, EnvDSN)
+	return ""
+}

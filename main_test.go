@@ -1,0 +1,254 @@
+package pgcache_test
+
+import (
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+// TestMain runs every test of the package against one throwaway PostgreSQL
+// cluster (or the server $PGCACHE_TEST_DSN names).
+//
+// Tests that assert exact [pgcache.Stats] deltas call [pgcache.ResetCache]
+// and do not call t.Parallel: the cache is process-wide, and Go runs parallel
+// tests only after every sequential top-level test has returned, so nothing
+// else reads through the cache while they run.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// drivers are the two database/sql drivers every differential test compares:
+// pgx stdlib is the reference.
+const (
+	stdDriver = "pgx"
+	pcDriver  = pgcache.DriverName
+)
+
+// openDB opens dsn with the named driver and closes the *sql.DB when t ends.
+func openDB(t testing.TB, driverName, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(driverName, dsn)
+	if err != nil {
+		t.Fatalf("sql.Open(%q, %q): %v", driverName, dsn, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openDBs opens dsn with pgx stdlib and with pgcache.
+func openDBs(t testing.TB, dsn string) (std, pc *sql.DB) {
+	t.Helper()
+	return openDB(t, stdDriver, dsn), openDB(t, pcDriver, dsn)
+}
+
+// mustExec runs statements that must succeed.
+func mustExec(t testing.TB, db *sql.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+var hstoreOnce struct {
+	sync.Once
+	err error
+}
+
+// needHstore installs the hstore extension in the test database, once per
+// test binary. Call it before opening a pgcache *sql.DB: a connection learns
+// the hstore OID when it opens. Test binaries sharing a server through
+// $PGCACHE_TEST_DSN may race to create it, so a failure is retried.
+func needHstore(t testing.TB) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	hstoreOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for attempt := 0; attempt < 3; attempt++ {
+			var conn *pgx.Conn
+			if conn, hstoreOnce.err = pgx.Connect(ctx, dsn); hstoreOnce.err != nil {
+				return
+			}
+			_, hstoreOnce.err = conn.Exec(ctx, "create extension if not exists hstore")
+			conn.Close(ctx)
+			if hstoreOnce.err == nil {
+				return
+			}
+		}
+	})
+	if hstoreOnce.err != nil {
+		t.Fatalf("create extension hstore: %v", hstoreOnce.err)
+	}
+}
+
+// counts is the traffic part of a [cache.Stats], for exact comparisons.
+type counts struct {
+	Hits, Misses, Admissions, Bypasses uint64
+}
+
+func (c counts) String() string {
+	return fmt.Sprintf("{hits %d, misses %d, admissions %d, bypasses %d}", c.Hits, c.Misses, c.Admissions, c.Bypasses)
+}
+
+func countsDelta(before, after cache.Stats) counts {
+	return counts{
+		Hits:       after.Hits - before.Hits,
+		Misses:     after.Misses - before.Misses,
+		Admissions: after.Admissions - before.Admissions,
+		Bypasses:   after.Bypasses - before.Bypasses,
+	}
+}
+
+// traffic runs f and returns the cache traffic it caused in the numeric and
+// the hstore table. Counts are published when a result set closes, so f must
+// close (or fully read) every Rows it opens.
+func traffic(f func()) (numeric, hstore counts) {
+	before := pgcache.Stats()
+	f()
+	after := pgcache.Stats()
+	return countsDelta(before.Numeric, after.Numeric), countsDelta(before.Hstore, after.Hstore)
+}
+
+// errShow describes an error for comparison between drivers: its type, its
+// text, the SQLSTATE of a server error and the well-known sentinels it
+// matches. Two drivers that return the same error give the same description.
+func errShow(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%T: %v", err, err)
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		fmt.Fprintf(&b, " [SQLSTATE %s]", pgErr.Code)
+	}
+	for _, s := range []struct {
+		name string
+		err  error
+	}{
+		{"sql.ErrNoRows", sql.ErrNoRows},
+		{"sql.ErrTxDone", sql.ErrTxDone},
+		{"sql.ErrConnDone", sql.ErrConnDone},
+		{"driver.ErrBadConn", sqldriver.ErrBadConn},
+		{"pgx.ErrTxClosed", pgx.ErrTxClosed},
+		{"pgx.ErrTxCommitRollback", pgx.ErrTxCommitRollback},
+		{"context.Canceled", context.Canceled},
+		{"context.DeadlineExceeded", context.DeadlineExceeded},
+	} {
+		if errors.Is(err, s.err) {
+			b.WriteString(" is " + s.name)
+		}
+	}
+	return b.String()
+}
+
+// withParams returns dsn with extra settings, in the DSN's own form: appended
+// as keyword=value pairs to a keyword/value DSN, added to the query of a URL.
+func withParams(t testing.TB, dsn string, params ...string) string {
+	t.Helper()
+	if isURL(dsn) {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		for i := 0; i < len(params); i += 2 {
+			q.Set(params[i], params[i+1])
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(dsn))
+	for i := 0; i < len(params); i += 2 {
+		fmt.Fprintf(&b, " %s=%s", params[i], quoteDSNValue(params[i+1]))
+	}
+	return b.String()
+}
+
+func isURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// quoteDSNValue quotes a keyword/value DSN value as libpq reads it.
+func quoteDSNValue(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n\v\f\r'\\") {
+		return s
+	}
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// urlDSN converts a keyword/value DSN to an equivalent postgres:// URL, every
+// setting travelling as a query parameter, and adds params. A URL is returned
+// with params added.
+func urlDSN(t testing.TB, dsn string, params ...string) string {
+	t.Helper()
+	if isURL(dsn) {
+		return withParams(t, dsn, params...)
+	}
+	q := url.Values{}
+	kv, err := parseKeywordDSN(dsn)
+	if err != nil {
+		t.Fatalf("parsing %q: %v", dsn, err)
+	}
+	for i := 0; i < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	for i := 0; i < len(params); i += 2 {
+		q.Set(params[i], params[i+1])
+	}
+	// pgx reads '+' in a URL query as itself, not as a space.
+	return "postgres:///?" + strings.ReplaceAll(q.Encode(), "+", "%20")
+}
+
+// parseKeywordDSN splits a libpq keyword/value DSN into key, value, key,
+// value, ... with single-quoted values unquoted.
+func parseKeywordDSN(s string) ([]string, error) {
+	var kv []string
+	for {
+		s = strings.TrimLeft(s, " \t\n\r")
+		if s == "" {
+			return kv, nil
+		}
+		eq := strings.IndexByte(s, '=')
+		if eq < 0 {
+			return nil, fmt.Errorf("missing '=' in %q", s)
+		}
+		key := strings.TrimSpace(s[:eq])
+		s = strings.TrimLeft(s[eq+1:], " \t")
+		var val strings.Builder
+		if strings.HasPrefix(s, "'") {
+			i := 1
+			for ; i < len(s) && s[i] != '\''; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				val.WriteByte(s[i])
+			}
+			if i == len(s) {
+				return nil, fmt.Errorf("unterminated quote in %q", s)
+			}
+			s = s[i+1:]
+		} else {
+			end := strings.IndexAny(s, " \t\n\r")
+			if end < 0 {
+				end = len(s)
+			}
+			val.WriteString(s[:end])
+			s = s[end:]
+		}
+		kv = append(kv, key, val.String())
+	}
+}

@@ -1,0 +1,255 @@
+package pgcache_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+// The cache contract as seen through the driver and Stats. These tests reset
+// the process-wide cache and assert exact deltas, so none of them runs in
+// parallel (see TestMain).
+
+// readTraffic reads query once, scanning every row into fresh targets, and
+// returns the rows and the traffic the read caused.
+func readTraffic(t *testing.T, q querier, query string, targets ...target) (lines []string, numeric, hstore counts) {
+	t.Helper()
+	numeric, hstore = traffic(func() { lines = readAll(t, q, query, nil, targets) })
+	return lines, numeric, hstore
+}
+
+// textLen shows the length of a text.
+var textLen = targetOf("len", func(p *string) string { return strconv.Itoa(len(*p)) })
+
+func TestCacheContractNumeric(t *testing.T) {
+	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	if err := pc.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	pgcache.ResetCache()
+	if s := pgcache.Stats(); s.Numeric.Entries != 0 || s.Numeric.Slots != cache.Slots || s.Hstore.Entries != 0 || s.Hstore.Slots != cache.Slots {
+		t.Errorf("after ResetCache: %+v; want no entries and %d slots in each table", s, cache.Slots)
+	}
+
+	// A repeated value: miss, admission, then hits, one read at a time.
+	for i, want := range []counts{{Misses: 1}, {Admissions: 1}, {Hits: 1}, {Hits: 1}} {
+		lines, num, hs := readTraffic(t, pc, "select 12.50::numeric", tString)
+		if num != want || hs != (counts{}) {
+			t.Errorf("read %d of 12.50: traffic %v, hstore %v; want %v", i+1, num, hs, want)
+		}
+		if len(lines) != 1 || lines[0] != `string "12.50"` {
+			t.Errorf("read %d of 12.50: %q", i+1, lines)
+		}
+	}
+	if e := pgcache.Stats().Numeric.Entries; e != 1 {
+		t.Errorf("%d numeric entries after admitting one value, want 1", e)
+	}
+
+	// ResetCache forgets entries and sightings: the next read is a miss.
+	pgcache.ResetCache()
+	if _, num, _ := readTraffic(t, pc, "select 12.50::numeric", tString); num != (counts{Misses: 1}) {
+		t.Errorf("first read after ResetCache: %v, want one miss", num)
+	}
+
+	// Within one result set: miss, admission, hits.
+	pgcache.ResetCache()
+	if _, num, _ := readTraffic(t, pc, "select 0.25::numeric from generate_series(1, 10)", tString); num != (counts{Misses: 1, Admissions: 1, Hits: 8}) {
+		t.Errorf("ten rows of 0.25: %v, want a miss, an admission and eight hits", num)
+	}
+
+	// Every column counts, NULLs do not.
+	pgcache.ResetCache()
+	_, num, _ := readTraffic(t, pc, "select 1.5::numeric, NULL::numeric, 2.5::numeric from generate_series(1, 3)", tString, tNullString, tString)
+	if want := (counts{Misses: 2, Admissions: 2, Hits: 2}); num != want {
+		t.Errorf("two cached columns and a NULL one over three rows: %v, want %v", num, want)
+	}
+
+	// An all-distinct column records sightings and never admits.
+	pgcache.ResetCache()
+	if _, num, _ := readTraffic(t, pc, "select i::numeric + 0.5 from generate_series(1, 5000) i", tString); num != (counts{Misses: 5000}) {
+		t.Errorf("5000 distinct values: %v, want 5000 misses and nothing else", num)
+	}
+
+	// Texts longer than 8 bytes bypass the cache, however often they repeat;
+	// 8 bytes is still cached.
+	pgcache.ResetCache()
+	for pass := 0; pass < passes; pass++ {
+		if _, num, _ := readTraffic(t, pc, "select 123456789.5::numeric, '-12345.67'::numeric, 1e30::numeric from generate_series(1, 3)", tString, tString, tString); num != (counts{Bypasses: 9}) {
+			t.Errorf("pass %d over long texts: %v, want nine bypasses", pass+1, num)
+		}
+	}
+	if _, num, _ := readTraffic(t, pc, "select '12345.67'::numeric from generate_series(1, 3)", tString); num != (counts{Misses: 1, Admissions: 1, Hits: 1}) {
+		t.Errorf("an 8-byte text: %v, want it cached", num)
+	}
+	if e := pgcache.Stats().Numeric.Entries; e != 1 {
+		t.Errorf("%d numeric entries, want only 12345.67", e)
+	}
+}
+
+// TestCacheContractScanSighting: Rows.Next records a sighting of a value and
+// Decimal.Scan (or Hstore.Scan) of that same value must not record another,
+// or every value scanned into a Decimal would be admitted on its first read.
+func TestCacheContractScanSighting(t *testing.T) {
+	needHstore(t)
+	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	if err := pc.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	pgcache.ResetCache()
+	for i, want := range []counts{{Misses: 1}, {Admissions: 1}, {Hits: 1}} {
+		var d pgcache.Decimal
+		var s string
+		var num counts
+		num, _ = traffic(func() {
+			if err := pc.QueryRow("select 77.25::numeric").Scan(&d); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if num != want {
+			t.Errorf("read %d of 77.25 into *pgcache.Decimal: %v, want %v", i+1, num, want)
+		}
+		// Scanning the same row's value twice is still one sighting.
+		num, _ = traffic(func() {
+			rows, err := pc.Query("select 88.25::numeric")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := rows.Scan(&d); err != nil {
+					t.Fatal(err)
+				}
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				if err := rows.Scan(&d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if num != want || d.String() != "88.25" || s != "88.25" {
+			t.Errorf("read %d of 88.25 scanned three times: %v %s %q, want %v", i+1, num, d, s, want)
+		}
+	}
+
+	pgcache.ResetCache()
+	for i, want := range []counts{{Misses: 1}, {Admissions: 1}, {Hits: 1}} {
+		var h pgcache.Hstore
+		_, hs := traffic(func() {
+			if err := pc.QueryRow(`select 'a=>1, b=>NULL'::hstore`).Scan(&h); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if hs != want {
+			t.Errorf("read %d of an hstore into *pgcache.Hstore: %v, want %v", i+1, hs, want)
+		}
+		if v, ok := h.Lookup("a"); !ok || v != (sql.NullString{String: "1", Valid: true}) {
+			t.Errorf("read %d: Lookup(a) = %v, %t", i+1, v, ok)
+		}
+	}
+}
+
+func TestCacheContractHstore(t *testing.T) {
+	needHstore(t)
+	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	if err := pc.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	pgcache.ResetCache()
+	for i, want := range []counts{{Misses: 1}, {Admissions: 1}, {Hits: 1}} {
+		if _, num, hs := readTraffic(t, pc, "select 'k=>v'::hstore", tString); hs != want || num != (counts{}) {
+			t.Errorf("read %d of k=>v: hstore %v, numeric %v; want %v", i+1, hs, num, want)
+		}
+	}
+	if e := pgcache.Stats().Hstore.Entries; e != 1 {
+		t.Errorf("%d hstore entries after admitting one value, want 1", e)
+	}
+
+	// The empty hstore and texts beyond MaxHstoreText bypass the table; a
+	// text of exactly MaxHstoreText bytes is cached. `"k"=>"` + `"` is 7 bytes.
+	long := fmt.Sprintf("select hstore('k', repeat('x', %d)) from generate_series(1, 3)", pgcache.MaxHstoreText-7+1)
+	edge := fmt.Sprintf("select hstore('k', repeat('x', %d)) from generate_series(1, 3)", pgcache.MaxHstoreText-7)
+	for pass := 0; pass < passes; pass++ {
+		if _, _, hs := readTraffic(t, pc, "select ''::hstore from generate_series(1, 3)", tString); hs != (counts{Bypasses: 3}) {
+			t.Errorf("pass %d over empty hstores: %v, want three bypasses", pass+1, hs)
+		}
+		lines, _, hs := readTraffic(t, pc, long, textLen)
+		if hs != (counts{Bypasses: 3}) {
+			t.Errorf("pass %d over a text of MaxHstoreText+1 bytes: %v, want three bypasses", pass+1, hs)
+		}
+		if want := strconv.Itoa(pgcache.MaxHstoreText + 1); lines[0] != want {
+			t.Fatalf("the long hstore text has %s bytes, want %s", lines[0], want)
+		}
+	}
+	pgcache.ResetCache()
+	lines, _, hs := readTraffic(t, pc, edge, textLen)
+	if hs != (counts{Misses: 1, Admissions: 1, Hits: 1}) {
+		t.Errorf("a text of MaxHstoreText bytes: %v, want it cached", hs)
+	}
+	if want := strconv.Itoa(pgcache.MaxHstoreText); lines[0] != want {
+		t.Fatalf("the edge hstore text has %s bytes, want %s", lines[0], want)
+	}
+}
+
+// TestCacheCountsPublishedOnClose: a result set publishes its traffic when it
+// is closed, including when it is closed early; unread rows are not counted.
+func TestCacheCountsPublishedOnClose(t *testing.T) {
+	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	pgcache.ResetCache()
+	before := pgcache.Stats()
+	rows, err := pc.QueryContext(context.Background(), "select 5.5::numeric from generate_series(1, 1000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3 && rows.Next(); i++ {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open := countsDelta(before.Numeric, pgcache.Stats().Numeric); open != (counts{}) {
+		t.Errorf("traffic published before Close: %v", open)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if closed := countsDelta(before.Numeric, pgcache.Stats().Numeric); closed != (counts{Misses: 1, Admissions: 1, Hits: 1}) {
+		t.Errorf("after closing a result set read for three rows: %v, want a miss, an admission and a hit", closed)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if again := countsDelta(before.Numeric, pgcache.Stats().Numeric); again != (counts{Misses: 1, Admissions: 1, Hits: 1}) {
+		t.Errorf("a second Close published again: %v", again)
+	}
+}
+
+// TestCacheHitRatio is a smoke test of HitRatio over a realistic read.
+func TestCacheHitRatio(t *testing.T) {
+	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	pgcache.ResetCache()
+	before := pgcache.Stats().Numeric
+	lines := readAll(t, pc, "select (i % 10)::numeric(12,2) from generate_series(1, 1000) i", nil, []target{tString})
+	after := pgcache.Stats().Numeric
+	d := countsDelta(before, after)
+	// Ten values round-robin: each is seen twice in a row in its slot on its
+	// second round, so 10 misses, 10 admissions and 980 hits, unless two of
+	// the ten share a slot (they do not: Short's slot function is fixed).
+	if d != (counts{Misses: 10, Admissions: 10, Hits: 980}) {
+		t.Errorf("1000 rows of 10 values: %v", d)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("string %q", fmt.Sprintf("%d.00", (i+1)%10)); l != want {
+			t.Fatalf("row %d: %s, want %s", i, l, want)
+		}
+	}
+	if r := (cache.Stats{Hits: d.Hits, Misses: d.Misses}).HitRatio(); r != 980.0/990 {
+		t.Errorf("hit ratio %v, want 980/990", r)
+	}
+}
