@@ -33,17 +33,10 @@ type NullDecimal struct {
 	Valid   bool // Valid is true if Decimal is not NULL
 }
 
-var zeroNumeric = func() *decode.Numeric {
-	n, err := decode.ParseNumeric("0")
-	if err != nil {
-		panic(err)
-	}
-	return n
-}()
 
 func (d Decimal) num() *decode.Numeric {
 	if d.n == nil {
-		return zeroNumeric
+		return decode.Zero
 	}
 	return d.n
 }

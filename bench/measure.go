@@ -159,10 +159,10 @@ type Run struct {
 
 // Do runs the rounds. Before them every cell reads the workload once,
 // unmeasured, to warm up the statement caches, the server's buffers and
-// pgcache's cache; a cell that fails then is reported with its error and left
-// out. Before each measurement pgcache's cache is emptied, so each starts
-// cold and a Decimal scanned through another driver never finds entries
-// pgcache made.
+// pgcache's cache. A cell that fails then is reported with its error and left
+// out; if every cell fails, Do returns the first error. Before each
+// measurement pgcache's cache is emptied, so each starts cold and a Decimal
+// scanned through another driver never finds entries pgcache made.
 func (r Run) Do(ctx context.Context) ([]Result, error) {
 	results := make([]Result, len(r.Cells))
 	var live []int
@@ -179,6 +179,9 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 			continue
 		}
 		live = append(live, i)
+	}
+	if len(live) == 0 && len(results) > 0 {
+		return nil, results[0].Err // nothing to measure: say why once
 	}
 	for round := 1; round <= r.Rounds; round++ {
 		for j := range live {

@@ -113,6 +113,14 @@ func destLabel(c Cell) string {
 	return string(c.Dest)
 }
 
+// target names what a cell scans into, for prose.
+func target(c Cell) string {
+	if c.Dest == PgcacheTypes {
+		return "pgcache types"
+	}
+	return "*" + destLabel(c)
+}
+
 func hitLabel(res Result, kind Kind) string {
 	if res.Cell.Driver != Pgcache {
 		return ""
@@ -181,8 +189,8 @@ func (r Report) headlines() []string {
 		if !ok1 || !ok2 {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s → *%s vs %s → *%s: %s less client CPU, %s less wall time, %.2f vs %.2f allocs/value",
-			p.a.Driver, p.a.Dest, p.b.Driver, destLabel(p.b), ratio(b.CPU, a.CPU), ratio(b.Wall, a.Wall), a.Allocs, b.Allocs))
+		lines = append(lines, fmt.Sprintf("%s → %s vs %s → %s: %s less client CPU, %s less wall time, %.2f vs %.2f allocs/value",
+			p.a.Driver, target(p.a), p.b.Driver, target(p.b), ratio(b.CPU, a.CPU), ratio(b.Wall, a.Wall), a.Allocs, b.Allocs))
 	}
 	return lines
 }

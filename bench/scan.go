@@ -12,12 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "github.com/lib/pq"              // registers "postgres"
 	pqhstore "github.com/lib/pq/hstore"
 	"github.com/shopspring/decimal"
 
 	"github.com/pgcache/pgcache"
-
-	_ "github.com/lib/pq" // registers "postgres"
 )
 
 // Driver names a way of reading rows. Its value is the driver= part of

@@ -19,6 +19,7 @@
 //	-rows N       scale every data set to N rows, for a quick run
 //	-data LIST    comma-separated data sets (default all)
 //	-dests LIST   comma-separated destinations (default the main ones)
+//	-drivers LIST comma-separated drivers (default all; pgx is the baseline)
 //	-markdown     print GitHub tables
 //	-cpuprofile F write a CPU profile of the measured rounds to F
 //
@@ -53,6 +54,7 @@ type config struct {
 	rows       int
 	data       string
 	dests      string
+	drivers    string
 	markdown   bool
 	cpuprofile string
 	minTime    time.Duration
@@ -75,6 +77,7 @@ func main() {
 	flag.IntVar(&cfg.rows, "rows", 0, "scale every data set to `N` rows (0: full size)")
 	flag.StringVar(&cfg.data, "data", "", "comma-separated data `sets` to run (default all)")
 	flag.StringVar(&cfg.dests, "dests", "", "comma-separated `destinations` (default "+joinDests(mainDests)+")")
+	flag.StringVar(&cfg.drivers, "drivers", "", "comma-separated `drivers` (default all; keep pgx, the baseline)")
 	flag.BoolVar(&cfg.markdown, "markdown", false, "print GitHub Markdown tables")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured rounds to `file`")
 	flag.DurationVar(&cfg.minTime, "mintime", 100*time.Millisecond, "least `time` one measurement takes (short scans are repeated)")
@@ -103,6 +106,10 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	dests, err := selectDests(cfg.dests)
+	if err != nil {
+		return err
+	}
+	drivers, err := selectDrivers(cfg.drivers)
 	if err != nil {
 		return err
 	}
@@ -160,13 +167,19 @@ func run(ctx context.Context, cfg config) error {
 		if err != nil {
 			return err
 		}
+		var cells []bench.Cell
+		for _, c := range bench.QueryCells() {
+			if slices.Contains(drivers, c.Driver) {
+				cells = append(cells, c)
+			}
+		}
 		title := fmt.Sprintf("query: %s (%d columns: %s)", cfg.query, len(w.Kinds), kindsSummary(w.Kinds))
-		return measure(ctx, env, cfg, w, bench.QueryCells(), title, bench.Other)
+		return measure(ctx, env, cfg, w, cells, title, bench.Other)
 	}
 	for _, d := range sets {
 		var cells []bench.Cell
 		for _, c := range bench.Cells(d.Kind) {
-			if slices.Contains(dests, c.Dest) {
+			if slices.Contains(dests, c.Dest) && slices.Contains(drivers, c.Driver) {
 				cells = append(cells, c)
 			}
 		}
@@ -240,6 +253,21 @@ func selectDests(list string) ([]bench.Dest, error) {
 		dests = append(dests, d)
 	}
 	return dests, nil
+}
+
+func selectDrivers(list string) ([]bench.Driver, error) {
+	if list == "" {
+		return bench.Drivers, nil
+	}
+	var drivers []bench.Driver
+	for name := range strings.SplitSeq(list, ",") {
+		d := bench.Driver(strings.TrimSpace(name))
+		if !slices.Contains(bench.Drivers, d) {
+			return nil, fmt.Errorf("unknown driver %q (have %v)", name, bench.Drivers)
+		}
+		drivers = append(drivers, d)
+	}
+	return drivers, nil
 }
 
 func joinDests(ds []bench.Dest) string {
