@@ -33,7 +33,6 @@ type NullDecimal struct {
 	Valid   bool // Valid is true if Decimal is not NULL
 }
 
-
 func (d Decimal) num() *decode.Numeric {
 	if d.n == nil {
 		return decode.Zero
