@@ -39,16 +39,22 @@ var (
 // Longer texts, and texts that do not decode (which the server never sends),
 // bypass the cache.
 func numericValue(raw []byte, c *cache.Counts) sqldriver.Value {
+	return numericValueIn(numericTable, raw, c)
+}
+
+// numericValueIn is numericValue with the table as a parameter, for tests
+// that must not disturb the process-wide one.
+func numericValueIn(t *cache.Short[numEntry], raw []byte, c *cache.Counts) sqldriver.Value {
 	key, ok := cache.Pack(raw)
 	if !ok {
 		c.Bypasses++
 		return string(raw)
 	}
-	if e, ok := numericTable.Get(key); ok {
+	if e, ok := t.Get(key); ok {
 		c.Hits++
 		return e.value
 	}
-	if !numericTable.Sight(key) {
+	if !t.Sight(key) {
 		c.Misses++
 		return string(raw)
 	}
@@ -59,7 +65,7 @@ func numericValue(raw []byte, c *cache.Counts) sqldriver.Value {
 		return s
 	}
 	e := numEntry{value: s, num: n}
-	numericTable.Put(key, e)
+	t.Put(key, e)
 	c.Admissions++
 	return e.value
 }
@@ -79,16 +85,22 @@ func lookupNumeric(text string) (*decode.Numeric, bool) {
 // hstoreValue is numericValue for hstore texts, keyed by a hash of the whole
 // text. The empty hstore is short enough to decode on every read.
 func hstoreValue(raw []byte, c *cache.Counts) sqldriver.Value {
-	if len(raw) == 0 || len(raw) > hstoreTable.MaxText() {
+	return hstoreValueIn(hstoreTable, raw, c)
+}
+
+// hstoreValueIn is hstoreValue with the table as a parameter, for tests that
+// must not disturb the process-wide one.
+func hstoreValueIn(t *cache.Long[hsEntry], raw []byte, c *cache.Counts) sqldriver.Value {
+	if len(raw) == 0 || len(raw) > t.MaxText() {
 		c.Bypasses++
 		return string(raw)
 	}
-	h := hstoreTable.Hash(raw)
-	if e, ok := hstoreTable.Get(h, raw); ok {
+	h := t.Hash(raw)
+	if e, ok := t.Get(h, raw); ok {
 		c.Hits++
 		return e.value
 	}
-	if !hstoreTable.Sight(h) {
+	if !t.Sight(h) {
 		c.Misses++
 		return string(raw)
 	}
@@ -99,7 +111,7 @@ func hstoreValue(raw []byte, c *cache.Counts) sqldriver.Value {
 		return s
 	}
 	e := hsEntry{value: s, hs: hs}
-	hstoreTable.Put(h, s, e)
+	t.Put(h, s, e)
 	c.Admissions++
 	return e.value
 }

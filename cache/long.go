@@ -1,10 +1,6 @@
 package cache
 
-import (
-	"hash/maphash"
-
-	"go.uber.org/atomic"
-)
+import "hash/maphash"
 
 // seed is the one maphash seed of the process, shared by every [Long] so a
 // hash computed for one table is valid for all of them.
@@ -33,17 +29,8 @@ type textEntry[V any] struct {
 // most maxText bytes; what V points to is the caller's. All methods are safe
 // for concurrent use.
 type Long[V any] struct {
-	maxText int
-
-	// Sentinels: none (hash 0) fills every slot except slot 0, which gets
-	// noneZero (hash ^0, whose own slot is 4095). Neither belongs to the slot
-	// it sits in, so neither can match a Get.
-	none, noneZero *textEntry[V]
-
-	slots [Slots]atomic.Pointer[textEntry[V]] // read by Get, written by Put
-	seen  [Slots]atomic.Uint64                // hashes, written by Sight
-
-	counts counters
+	maxText             int
+	table[textEntry[V]] // sentinels: hash 0 everywhere, hash ^0 (slot 4095) in zeroSlot
 }
 
 // NewLong returns an empty table for texts of 1 to maxText bytes. maxText
@@ -53,12 +40,8 @@ func NewLong[V any](maxText int) *Long[V] {
 	if maxText < 1 {
 		panic("cache: NewLong: maxText must be at least 1")
 	}
-	t := &Long[V]{
-		maxText:  maxText,
-		none:     &textEntry[V]{hash: 0},
-		noneZero: &textEntry[V]{hash: ^uint64(0)},
-	}
-	t.Reset()
+	t := &Long[V]{maxText: maxText}
+	t.init(&textEntry[V]{hash: 0}, &textEntry[V]{hash: ^uint64(0)})
 	return t
 }
 
@@ -115,12 +98,7 @@ func (t *Long[V]) GetString(h uint64, text string) (V, bool) {
 // the value and [Long.Put] it. See [Short.Sight]. Sight never admits hash 0,
 // which [Long.Hash] never returns.
 func (t *Long[V]) Sight(h uint64) (admit bool) {
-	w := &t.seen[h>>slotShift]
-	if w.Load() == h {
-		return h != 0
-	}
-	w.Store(h)
-	return false
+	return t.sight(h>>slotShift, h)
 }
 
 // Put publishes v for text, replacing whatever entry the slot of h held with
@@ -138,39 +116,14 @@ func (t *Long[V]) Put(h uint64, text string, v V) {
 }
 
 // Record adds a reader's counts to the table's cumulative [Stats].
-func (t *Long[V]) Record(c Counts) {
-	t.counts.record(c)
-}
+func (t *Long[V]) Record(c Counts) { t.counts.record(c) }
 
 // Stats returns a snapshot of the counts and the number of entries. It scans
 // all slots and is meant for monitoring, not for hot paths.
-func (t *Long[V]) Stats() Stats {
-	s := t.counts.snapshot()
-	for i := range t.slots {
-		if e := t.slots[i].Load(); e != t.none && e != t.noneZero {
-			s.Entries++
-		}
-	}
-	return s
-}
+func (t *Long[V]) Stats() Stats { return t.stats() }
 
 // Reset drops every entry and every seen word, so the entries' memory can be
 // collected once no reader holds their values. The counts are cumulative and
 // stay. Reset may run concurrently with other methods; a Put that races with it
 // may survive it.
-func (t *Long[V]) Reset() {
-	// Store only where something changes: an atomic store is a full
-	// barrier on amd64, while a load is as cheap as a plain one.
-	for i := range t.slots {
-		none := t.none
-		if i == zeroSlot {
-			none = t.noneZero
-		}
-		if t.slots[i].Load() != none {
-			t.slots[i].Store(none)
-		}
-		if t.seen[i].Load() != 0 {
-			t.seen[i].Store(0)
-		}
-	}
-}
+func (t *Long[V]) Reset() { t.reset() }

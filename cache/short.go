@@ -1,7 +1,5 @@
 package cache
 
-import "go.uber.org/atomic"
-
 // entry is one published key and value of a [Short]. It is never modified
 // after it is stored in a slot.
 type entry[V any] struct {
@@ -23,25 +21,13 @@ type entry[V any] struct {
 // at most 4096 entries of 8+sizeof(V) bytes each; what V points to is the
 // caller's. All methods are safe for concurrent use.
 type Short[V any] struct {
-	// Sentinels: none (key 0) fills every slot except shortSlot(0), which gets
-	// noneZero (key 1<<63, whose own slot is 2048). Neither key belongs to the
-	// slot it sits in, so neither can match a Get. Read only by Reset and
-	// Stats; kept first so the seen words' writes never share their line.
-	none, noneZero *entry[V]
-
-	slots [Slots]atomic.Pointer[entry[V]] // read by Get, written by Put
-	seen  [Slots]atomic.Uint64            // written by Sight, apart from slots
-
-	counts counters
+	table[entry[V]] // sentinels: key 0 everywhere, key 1<<63 (slot 2048) in zeroSlot
 }
 
 // NewShort returns an empty table.
 func NewShort[V any]() *Short[V] {
-	t := &Short[V]{
-		none:     &entry[V]{key: 0},
-		noneZero: &entry[V]{key: 1 << 63},
-	}
-	t.Reset()
+	t := new(Short[V])
+	t.init(&entry[V]{key: 0}, &entry[V]{key: 1 << 63})
 	return t
 }
 
@@ -65,12 +51,7 @@ func (t *Short[V]) Get(key uint64) (V, bool) {
 // never returns. It stores only when the recorded key changes: an atomic
 // store is a full barrier on amd64 and dominates the cost of a miss.
 func (t *Short[V]) Sight(key uint64) (admit bool) {
-	w := &t.seen[shortSlot(key)]
-	if w.Load() == key {
-		return key != 0
-	}
-	w.Store(key)
-	return false
+	return t.sight(shortSlot(key), key)
 }
 
 // Put publishes v for key, replacing whatever entry the key's slot held with
@@ -81,39 +62,14 @@ func (t *Short[V]) Put(key uint64, v V) {
 }
 
 // Record adds a reader's counts to the table's cumulative [Stats].
-func (t *Short[V]) Record(c Counts) {
-	t.counts.record(c)
-}
+func (t *Short[V]) Record(c Counts) { t.counts.record(c) }
 
 // Stats returns a snapshot of the counts and the number of entries. It scans
 // all slots and is meant for monitoring, not for hot paths.
-func (t *Short[V]) Stats() Stats {
-	s := t.counts.snapshot()
-	for i := range t.slots {
-		if e := t.slots[i].Load(); e != t.none && e != t.noneZero {
-			s.Entries++
-		}
-	}
-	return s
-}
+func (t *Short[V]) Stats() Stats { return t.stats() }
 
 // Reset drops every entry and every seen word, so the entries' memory can be
 // collected once no reader holds their values. The counts are cumulative and
 // stay. Reset may run concurrently with other methods; a Put that races with it
 // may survive it.
-func (t *Short[V]) Reset() {
-	// Store only where something changes: an atomic store is a full
-	// barrier on amd64, while a load is as cheap as a plain one.
-	for i := range t.slots {
-		none := t.none
-		if i == zeroSlot {
-			none = t.noneZero
-		}
-		if t.slots[i].Load() != none {
-			t.slots[i].Store(none)
-		}
-		if t.seen[i].Load() != 0 {
-			t.seen[i].Store(0)
-		}
-	}
-}
+func (t *Short[V]) Reset() { t.reset() }

@@ -1,0 +1,68 @@
+package cache
+
+import "go.uber.org/atomic"
+
+// table is the part of [Short] and [Long] that does not depend on how an entry
+// is keyed: the slot array, the seen words, the sentinels and the counts. E is
+// the entry type (entry[V] or textEntry[V]).
+type table[E any] struct {
+	// Sentinels: none fills every slot except zeroSlot, which gets noneZero.
+	// Their keys (or hashes) do not belong to the slot they sit in, so neither
+	// can match a Get. Read only by reset and stats; kept first so the seen
+	// words' writes never share their line.
+	none, noneZero *E
+
+	slots [Slots]atomic.Pointer[E] // read by Get, written by Put
+	seen  [Slots]atomic.Uint64     // keys or hashes, written by sight
+
+	counts counters
+}
+
+// init installs the sentinels and fills the slots with them.
+func (t *table[E]) init(none, noneZero *E) {
+	t.none, t.noneZero = none, noneZero
+	t.reset()
+}
+
+// sight records a miss of key in slot and reports whether the previous miss
+// recorded there was the same key: the second sighting in a row. It stores
+// only when the recorded key changes, and never admits key 0, which stands for
+// "nothing seen".
+func (t *table[E]) sight(slot, key uint64) (admit bool) {
+	w := &t.seen[slot]
+	if w.Load() == key {
+		return key != 0
+	}
+	w.Store(key)
+	return false
+}
+
+// stats returns the cumulative counts and the number of real entries. It
+// scans all slots.
+func (t *table[E]) stats() Stats {
+	s := t.counts.snapshot()
+	for i := range t.slots {
+		if e := t.slots[i].Load(); e != t.none && e != t.noneZero {
+			s.Entries++
+		}
+	}
+	return s
+}
+
+// reset drops every entry and seen word; the counts stay.
+func (t *table[E]) reset() {
+	// Store only where something changes: an atomic store is a full
+	// barrier on amd64, while a load is as cheap as a plain one.
+	for i := range t.slots {
+		none := t.none
+		if i == zeroSlot {
+			none = t.noneZero
+		}
+		if t.slots[i].Load() != none {
+			t.slots[i].Store(none)
+		}
+		if t.seen[i].Load() != 0 {
+			t.seen[i].Store(0)
+		}
+	}
+}
