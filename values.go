@@ -38,36 +38,36 @@ var (
 // on its second sighting in a row in its slot it is decoded and admitted.
 // Longer texts, and texts that do not decode (which the server never sends),
 // bypass the cache.
-func numericValue(raw []byte, c *cache.Counts) sqldriver.Value {
+func numericValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	return numericValueIn(numericTable, raw, c)
 }
 
 // numericValueIn is numericValue with the table as a parameter, for tests
 // that must not disturb the process-wide one.
-func numericValueIn(t *cache.Short[numEntry], raw []byte, c *cache.Counts) sqldriver.Value {
+func numericValueIn(t *cache.Short[numEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	key, ok := cache.Pack(raw)
 	if !ok {
 		c.Bypasses++
-		return string(raw)
+		return string(raw), false
 	}
 	if e, ok := t.Get(key); ok {
 		c.Hits++
-		return e.value
+		return e.value, true
 	}
 	if !t.Sight(key) {
 		c.Misses++
-		return string(raw)
+		return string(raw), false
 	}
 	s := string(raw)
 	n, err := decode.ParseNumeric(s)
 	if err != nil {
 		c.Bypasses++
-		return s
+		return s, false
 	}
 	e := numEntry{value: s, num: n}
 	t.Put(key, e)
 	c.Admissions++
-	return e.value
+	return e.value, true
 }
 
 // lookupNumeric finds the shared decimal for text without recording a
@@ -84,36 +84,36 @@ func lookupNumeric(text string) (*decode.Numeric, bool) {
 
 // hstoreValue is numericValue for hstore texts, keyed by a hash of the whole
 // text. The empty hstore is short enough to decode on every read.
-func hstoreValue(raw []byte, c *cache.Counts) sqldriver.Value {
+func hstoreValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	return hstoreValueIn(hstoreTable, raw, c)
 }
 
 // hstoreValueIn is hstoreValue with the table as a parameter, for tests that
 // must not disturb the process-wide one.
-func hstoreValueIn(t *cache.Long[hsEntry], raw []byte, c *cache.Counts) sqldriver.Value {
+func hstoreValueIn(t *cache.Long[hsEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	if len(raw) == 0 || len(raw) > t.MaxText() {
 		c.Bypasses++
-		return string(raw)
+		return string(raw), false
 	}
 	h := t.Hash(raw)
 	if e, ok := t.Get(h, raw); ok {
 		c.Hits++
-		return e.value
+		return e.value, true
 	}
 	if !t.Sight(h) {
 		c.Misses++
-		return string(raw)
+		return string(raw), false
 	}
 	s := string(raw)
 	hs, err := decode.ParseHstore(s)
 	if err != nil {
 		c.Bypasses++
-		return s
+		return s, false
 	}
 	e := hsEntry{value: s, hs: hs}
 	t.Put(h, s, e)
 	c.Admissions++
-	return e.value
+	return e.value, true
 }
 
 // lookupHstore is lookupNumeric for hstore: no sighting is recorded.
