@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"runtime"
@@ -199,4 +200,87 @@ func checkTexts(t *testing.T, ctx context.Context, dsn string, d bench.DataSet) 
 		}
 		db.Close()
 	}
+}
+
+// BenchmarkScanConcurrent reads a table from two connections at once, into
+// *string, through a *sql.DB with two open connections. It shows how the
+// process-wide cache behaves under concurrency: hits write no shared memory,
+// and an all-distinct column stops consulting the table after its first
+// probe window, so neither costs more than pgcache=off. One iteration is two
+// full scans running side by side.
+func BenchmarkScanConcurrent(b *testing.B) {
+	const readers = 2
+	for _, name := range []string{"repetitive", "distinct"} {
+		d, _ := bench.LookupDataSet(name)
+		d = d.WithRows(*rowsFlag)
+		for _, drv := range []struct{ name, driver, key, value string }{
+			{"pgcache", "pgcache", "", ""},
+			{"pgx", "pgx", "", ""},
+			{"pgcache-off", "pgcache", "pgcache", "off"},
+		} {
+			b.Run(fmt.Sprintf("driver=%s/dest=string/data=%s/readers=%d", drv.name, d.Name, readers), func(b *testing.B) {
+				openBenchEnv(b)
+				loadDataSet(b, d)
+				dsn := benchEnv.dsn
+				if drv.key != "" {
+					dsn = bench.WithParam(dsn, drv.key, drv.value)
+				}
+				db, err := sql.Open(drv.driver, dsn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				db.SetMaxOpenConns(readers)
+				db.SetMaxIdleConns(readers)
+				// The readers go through the table in opposite directions,
+				// so an all-distinct table stays all-distinct between them.
+				queries := [readers]string{d.Query() + " order by ctid", d.Query() + " order by ctid desc"}
+				scanAll := func() (int, error) {
+					var (
+						wg    sync.WaitGroup
+						total [readers]int
+						errs  [readers]error
+					)
+					for r := range readers {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							total[r], errs[r] = scanStrings(db, queries[r], len(d.Columns))
+						}()
+					}
+					wg.Wait()
+					return total[0] + total[1], errors.Join(errs[:]...)
+				}
+				pgcache.ResetCache()
+				if _, err := scanAll(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				runBench(b, scanAll)
+			})
+		}
+	}
+}
+
+// scanStrings reads every row of query into *string destinations and returns
+// the number of values read.
+func scanStrings(db *sql.DB, query string, cols int) (int, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	vals := make([]string, cols)
+	ptrs := make([]any, cols)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		n += cols
+	}
+	return n, rows.Err()
 }

@@ -154,7 +154,7 @@ func Open(ctx context.Context, dsn string) (*Env, error) {
 	names := map[Driver][2]string{
 		Pgcache:    {"pgcache", dsn},
 		Pgx:        {"pgx", dsn},
-		PgcacheOff: {"pgcache", withParam(dsn, "pgcache", "off")},
+		PgcacheOff: {"pgcache", WithParam(dsn, "pgcache", "off")},
 		Pq:         {"postgres", dsn},
 	}
 	for drv, n := range names {
@@ -201,8 +201,8 @@ func (e *Env) Close() error {
 	return errors.Join(errs...)
 }
 
-// withParam adds key=value to a keyword/value or URL DSN.
-func withParam(dsn, key, value string) string {
+// WithParam adds key=value to a keyword/value or URL DSN.
+func WithParam(dsn, key, value string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		if u, err := url.Parse(dsn); err == nil {
 			q := u.Query()
