@@ -2,7 +2,7 @@
 // and hstore columns through a process-wide cache. It wraps pgx v5's stdlib
 // driver and is a drop-in replacement for it:
 //
-//	import _ "github.com/pgcache/pgcache"
+//	import _ "github.com/pgcache/pgcache" // or without _ to use pgcache.Decimal
 //
 //	db, err := sql.Open("pgcache", "postgres://app@db/shop") // was sql.Open("pgx", …)
 //
