@@ -183,24 +183,23 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		}
 		col := &r.cols[i]
 		switch col.kind {
-		case kindNumeric:
+		case kindNumeric, kindHstore:
+			counts := &r.numCounts
+			if col.kind == kindHstore {
+				counts = &r.hsCounts
+			}
 			if col.reuse.skipping() {
-				r.numCounts.Bypasses++
+				counts.Bypasses++
 				dest[i] = string(raw)
 				continue
 			}
-			v, reused := numericValue(raw, &r.numCounts)
-			col.reuse.observe(reused)
-			dest[i] = v
-		case kindHstore:
-			if col.reuse.skipping() {
-				r.hsCounts.Bypasses++
-				dest[i] = string(raw)
-				continue
+			var reused bool
+			if col.kind == kindNumeric {
+				dest[i], reused = numericValue(raw, counts)
+			} else {
+				dest[i], reused = hstoreValue(raw, counts)
 			}
-			v, reused := hstoreValue(raw, &r.hsCounts)
 			col.reuse.observe(reused)
-			dest[i] = v
 		default:
 			v, err := col.value(raw)
 			if err != nil {
