@@ -169,7 +169,10 @@ func ParseBool(key, s string) (bool, error) {
 // are ignored; an empty value means no column. An empty entry, an identifier
 // that is not a valid SQL identifier, or more than three parts is an error.
 func ParseDisable(s string) ([]Column, error) {
-	if strings.TrimSpace(s) == "" {
+	// Only ASCII spaces and tabs separate entries (as skipSpace says): a
+	// Unicode space such as U+00A0 is part of an identifier, so strings.TrimSpace
+	// would wrongly call a list holding such a column empty.
+	if strings.Trim(s, " \t") == "" {
 		return nil, nil
 	}
 	var cols []Column

@@ -26,6 +26,10 @@ var testDisable = []struct {
 	{`"we""ird.na,me".x`, []driver.Column{{Table: `we"ird.na,me`, Name: "x"}}},
 	{"col$1,_x9", []driver.Column{{Name: "col$1"}, {Name: "_x9"}}},
 	{"prix_été", []driver.Column{{Name: "prix_été"}}},
+	// Found by FuzzParseDisable: U+00A0 is a valid identifier character, not
+	// a separator. Before the fix the whole list was taken for empty.
+	{"\u00a0", []driver.Column{{Name: "\u00a0"}}},
+	{"\"\u00a0\"", []driver.Column{{Name: "\u00a0"}}},
 }
 
 func TestParseDisable(t *testing.T) {
