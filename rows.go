@@ -54,8 +54,9 @@ type column struct {
 
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
 // key in its slot, and when several connections read all-distinct columns at
-// once those stores bounce the table's cache lines between CPUs (measured: a
-// quarter more client CPU than pgcache=off with two readers). So each cached
+// once those stores bounce the table's cache lines between CPUs (measured with
+// BenchmarkScanConcurrent before this existed: a fifth more client CPU than
+// pgcache=off with two readers). So each cached
 // column of a result set watches its own values in windows of probeWindow:
 // a window with no hit and no admission means the column is not repeating, and
 // its next values bypass the cache without touching it — skipFirst values, then

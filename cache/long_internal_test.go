@@ -49,7 +49,8 @@ func TestLongAdmission(t *testing.T) {
 	if !tab.Sight(a) {
 		t.Error("A,B,A,A did not admit A on the second sighting in a row")
 	}
-	if tab.Sight(0) || tab.Sight(0) {
+	// Two sightings in a row of the "nothing seen" word must still not admit.
+	if first, second := tab.Sight(0), tab.Sight(0); first || second {
 		t.Error("Sight admitted hash 0")
 	}
 }
