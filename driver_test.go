@@ -134,6 +134,8 @@ var numericTargets = []target{
 	tString, tBytes, tRawBytes, tAny, tBool, tNullString, tStringPtr, tFloat64, tInt64,
 	targetOf("float32", goSyntax[float32]),
 	targetOf("int32", goSyntax[int32]),
+	targetOf("int", goSyntax[int]),
+	targetOf("sql.NullInt32", goSyntax[sql.NullInt32]),
 	targetOf("time.Time", goSyntax[time.Time]),
 	targetOf("sql.NullFloat64", goSyntax[sql.NullFloat64]),
 	targetOf("sql.NullInt64", goSyntax[sql.NullInt64]),

@@ -40,7 +40,7 @@ func fillSlots(t *testing.T, entries func() int, admit func(text []byte), next f
 
 func TestNumericTableFootprint(t *testing.T) {
 	before := heapAfterGC()
-	tbl := cache.NewShort[numEntry]()
+	tbl := cache.NewShort[*numEntry]()
 	var c cache.Counts
 	fillSlots(t, func() int { return tbl.Stats().Entries },
 		func(text []byte) { numericValueIn(tbl, text, &c) },
@@ -71,7 +71,7 @@ func worstHstore(i int) []byte {
 
 func TestHstoreTableFootprint(t *testing.T) {
 	before := heapAfterGC()
-	tbl := cache.NewLong[hsEntry](MaxHstoreText)
+	tbl := cache.NewLong[*hsEntry](MaxHstoreText)
 	var c cache.Counts
 	fillSlots(t, func() int { return tbl.Stats().Entries },
 		func(text []byte) { hstoreValueIn(tbl, text, &c) },

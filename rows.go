@@ -26,6 +26,11 @@ type Rows struct {
 	cols  []column
 	names []string
 
+	// cached lists the columns that go through the cache; cells holds, for
+	// each column, the current row's cache entry (see advance).
+	cached []int
+	cells  []cell
+
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
 	pending     bool
@@ -56,17 +61,25 @@ type column struct {
 // key in its slot, and when several connections read all-distinct columns at
 // once those stores bounce the table's cache lines between CPUs (measured with
 // BenchmarkScanConcurrent before this existed: a fifth more client CPU than
-// pgcache=off with two readers). So each cached
-// column of a result set watches its own values in windows of probeWindow:
-// a window with no hit and no admission means the column is not repeating, and
-// its next values bypass the cache without touching it — skipFirst values, then
-// twice as many after each further window without reuse, up to skipMax — before
-// it probes again. A column that repeats never skips; an all-distinct column
-// consults the cache for well under 1% of its values.
+// pgcache=off with two readers). So each cached column of a result set
+// watches its own values in windows of probeWindow lookups: a window with no
+// hit and no admission means the column is not repeating, and its next values
+// bypass the cache without touching it — skipFirst values, then twice as many
+// after each further window without reuse, up to skipMax — before it probes
+// again.
+//
+// The window is longer than the table has slots on purpose. A value is
+// admitted when it comes back, so a column cycling through P distinct values
+// shows its first reuse after P lookups; with P up to cache.Slots, a shorter
+// window would take such a column for all-distinct and skip it (a 128-value
+// window did: a column of 1000 repeating prices got 61% hits instead of 98%).
+// With this window, a column that repeats with any period up to the table
+// size never skips; an all-distinct column pays the window once per result
+// set, then consults the cache for at most one value in 1+skipMax/probeWindow.
 const (
-	probeWindow = 128
-	skipFirst   = 1024
-	skipMax     = 32768
+	probeWindow = cache.Slots + cache.Slots/4
+	skipFirst   = 8 * probeWindow
+	skipMax     = 64 * probeWindow
 )
 
 // reuseTracker is one column's state; it lives in its Rows and needs no
@@ -120,12 +133,17 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
 			r.cols[i].kind = kindNumeric
+			r.cached = append(r.cached, i)
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
 			r.cols[i].kind = kindHstore
+			r.cached = append(r.cached, i)
 		default:
 			r.cols[i].value = plainValueFunc(m, fd)
 		}
+	}
+	if len(r.cached) > 0 {
+		r.cells = make([]cell, len(fields))
 	}
 	return r
 }
@@ -162,9 +180,12 @@ func (r *Rows) publish() {
 	}
 }
 
-// Next reads the next row into dest. A numeric or hstore value found in the
-// cache is the entry's pre-boxed string: no copy and no allocation.
-func (r *Rows) Next(dest []sqldriver.Value) error {
+// advance moves to the next row and records one sighting of each cached
+// value in it, whether or not the row is then scanned, and however often:
+// Next (Go 1.26) and NextRow (Go 1.27's driver.RowsColumnScanner) both come
+// here, so admission and the reuse back-off see the same stream of values
+// under either. It keeps each cached column's entry for the row in r.cells.
+func (r *Rows) advance() error {
 	more := r.pendingMore
 	if r.pending {
 		r.pending = false
@@ -177,39 +198,84 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		}
 		return io.EOF
 	}
+	if len(r.cached) == 0 {
+		return nil
+	}
+	raws := r.rows.RawValues()
+	for _, i := range r.cached {
+		cell := &r.cells[i]
+		*cell = cell0
+		raw := raws[i]
+		if raw == nil {
+			continue
+		}
+		col := &r.cols[i]
+		counts := &r.numCounts
+		if col.kind == kindHstore {
+			counts = &r.hsCounts
+		}
+		if col.reuse.skipping() {
+			counts.Bypasses++
+			continue
+		}
+		var reused bool
+		if col.kind == kindNumeric {
+			cell.num, reused = lookupNumericRaw(numericTable, raw, counts)
+		} else {
+			cell.hs, reused = lookupHstoreRaw(hstoreTable, raw, counts)
+		}
+		col.reuse.observe(reused)
+	}
+	return nil
+}
+
+// cell0 is an empty cell.
+var cell0 cell
+
+// cell is a cached column's entry for the current row: nil when the value is
+// NULL, bypassed the cache or was not found in it.
+type cell struct {
+	num *numEntry
+	hs  *hsEntry
+}
+
+// Next reads the next row into dest. A numeric or hstore value found in the
+// cache is the entry's pre-boxed string: no copy and no allocation.
+func (r *Rows) Next(dest []sqldriver.Value) error {
+	if err := r.advance(); err != nil {
+		return err
+	}
 	for i, raw := range r.rows.RawValues() {
 		if raw == nil {
 			dest[i] = nil
 			continue
 		}
-		col := &r.cols[i]
-		switch col.kind {
-		case kindNumeric, kindHstore:
-			counts := &r.numCounts
-			if col.kind == kindHstore {
-				counts = &r.hsCounts
-			}
-			if col.reuse.skipping() {
-				counts.Bypasses++
-				dest[i] = string(raw)
-				continue
-			}
-			var reused bool
-			if col.kind == kindNumeric {
-				dest[i], reused = numericValue(raw, counts)
-			} else {
-				dest[i], reused = hstoreValue(raw, counts)
-			}
-			col.reuse.observe(reused)
-		default:
-			v, err := col.value(raw)
-			if err != nil {
-				return fmt.Errorf("convert field %d failed: %w", i, err)
-			}
-			dest[i] = v
+		v, err := r.value(i, raw)
+		if err != nil {
+			return fmt.Errorf("convert field %d failed: %w", i, err)
 		}
+		dest[i] = v
 	}
 	return nil
+}
+
+// value is the driver value of column i of the current row, whose wire bytes
+// are raw (not nil): what pgx stdlib's Next would put in dest.
+func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
+	switch col := &r.cols[i]; col.kind {
+	case kindNumeric:
+		if e := r.cells[i].num; e != nil {
+			return e.value, nil
+		}
+		return string(raw), nil
+	case kindHstore:
+		if e := r.cells[i].hs; e != nil {
+			return e.value, nil
+		}
+		return string(raw), nil
+	default:
+		return col.value(raw)
+	}
 }
 
 // plainValueFunc returns the conversion pgx stdlib applies to a column of this

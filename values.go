@@ -2,22 +2,101 @@ package pgcache
 
 import (
 	sqldriver "database/sql/driver"
+	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/decode"
 )
 
-// numEntry is what the numeric table keeps for one text: the text boxed once
-// as a driver.Value (so handing it to database/sql allocates nothing) and the
-// shared decimal that *Decimal scans receive.
+// numEntry is what the numeric table keeps for one text. Everything a
+// destination may want is derived from the text once, when the entry is
+// admitted, so that a hit costs no parsing whatever it is scanned into:
+//
+//   - the text boxed once as a driver.Value (handing it to database/sql
+//     allocates nothing) and as a string;
+//   - the shared decimal that *Decimal scans receive;
+//   - the float64 and int64 that strconv gives database/sql for *float64 and
+//     *int64 destinations, with whether it succeeded (a failure falls back to
+//     database/sql's own conversion and its error);
+//   - the coefficient and exponent pgtype.Numeric's text scan produces.
+//
+// An entry is immutable once published, with one exception: ext holds values
+// for optional destination types (shopspring's decimal) that are built the
+// first time one is scanned from this entry and published with one atomic
+// store. A reader sees nil or the finished value; two readers racing to build
+// it build equal values and either may win.
 type numEntry struct {
 	value sqldriver.Value // a string, the text exactly as the server sent it
+	text  string
 	num   *decode.Numeric
+
+	f64   float64
+	i64   int64
+	f64OK bool // strconv.ParseFloat(text, 64) succeeded
+	i64OK bool // strconv.ParseInt(text, 10, 64) succeeded
+
+	// pgtype.Numeric's text scan: NaN and the infinities, or Int = pgInt and
+	// Exp = pgExp (a text of at most 8 bytes has a coefficient far inside int64).
+	pgSpecial int8 // 0 finite, 1 NaN, 2 Infinity, 3 -Infinity
+	pgExp     int32
+	pgInt     int64
+
+	ext atomic.Pointer[numExt]
+}
+
+// numExt holds lazily built values of an entry; see numEntry.
+type numExt struct {
+	shop any // a shopspring decimal.Decimal, or nil when its Scan rejects the text
+}
+
+// newNumEntry derives every cached form of text, which ParseNumeric accepted
+// as n.
+func newNumEntry(text string, n *decode.Numeric) *numEntry {
+	e := &numEntry{value: text, text: text, num: n}
+	if f, err := strconv.ParseFloat(text, 64); err == nil {
+		e.f64, e.f64OK = f, true
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		e.i64, e.i64OK = i, true
+	}
+	switch {
+	case n.IsNaN():
+		e.pgSpecial = 1
+	case n.IsInf(1):
+		e.pgSpecial = 2
+	case n.IsInf(-1):
+		e.pgSpecial = 3
+	default:
+		e.pgInt, e.pgExp = pgtypeCoefficient(text)
+	}
+	return e
+}
+
+// pgtypeCoefficient returns the Int and Exp that pgtype.Numeric's text scan
+// gives a canonical numeric text of at most 8 bytes: the digits without the
+// point and minus the digits after it; a text without a point loses its
+// trailing zeros into the exponent instead ("1200" is 12e2, "0" stays 0).
+func pgtypeCoefficient(text string) (coeff int64, exp int32) {
+	digits := text
+	if intPart, frac, ok := strings.Cut(text, "."); ok {
+		digits = intPart + frac
+		exp = -int32(len(frac))
+	} else {
+		for len(digits) > 1 && digits[len(digits)-1] == '0' && digits[len(digits)-2] != '-' {
+			digits = digits[:len(digits)-1]
+			exp++
+		}
+	}
+	coeff, _ = strconv.ParseInt(digits, 10, 64) // ≤ 8 digits: cannot fail for a canonical text
+	return coeff, exp
 }
 
 // hsEntry is the hstore counterpart: the boxed text and the parsed value.
 type hsEntry struct {
 	value sqldriver.Value // a string
+	text  string
 	hs    decode.Hstore
 }
 
@@ -29,45 +108,54 @@ const MaxHstoreText = 1024
 // The process-wide tables. Numerics and hstores have separate tables so that
 // neither can evict the other.
 var (
-	numericTable = cache.NewShort[numEntry]()
-	hstoreTable  = cache.NewLong[hsEntry](MaxHstoreText)
+	numericTable = cache.NewShort[*numEntry]()
+	hstoreTable  = cache.NewLong[*hsEntry](MaxHstoreText)
 )
 
+// lookupNumericRaw records one sighting of a numeric text and returns its
+// entry: found (a hit) or just admitted, with reused true; nil when the text
+// is too long to key, was seen for the first time in its slot, or does not
+// decode (which the server never sends). The caller then uses the text
+// itself, exactly as stdlib does.
+func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e *numEntry, reused bool) {
+	key, ok := cache.Pack(raw)
+	if !ok {
+		c.Bypasses++
+		return nil, false
+	}
+	if e, ok := t.Get(key); ok {
+		c.Hits++
+		return e, true
+	}
+	if !t.Sight(key) {
+		c.Misses++
+		return nil, false
+	}
+	s := string(raw)
+	n, err := decode.ParseNumeric(s)
+	if err != nil {
+		c.Bypasses++
+		return nil, false
+	}
+	e = newNumEntry(s, n)
+	t.Put(key, e)
+	c.Admissions++
+	return e, true
+}
+
 // numericValue returns the driver value for one numeric text: the same string
-// pgx stdlib returns. A text of up to 8 bytes is looked up by its packed key;
-// on its second sighting in a row in its slot it is decoded and admitted.
-// Longer texts, and texts that do not decode (which the server never sends),
-// bypass the cache.
+// pgx stdlib returns, pre-boxed when the text is cached.
 func numericValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	return numericValueIn(numericTable, raw, c)
 }
 
 // numericValueIn is numericValue with the table as a parameter, for tests
 // that must not disturb the process-wide one.
-func numericValueIn(t *cache.Short[numEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
-	key, ok := cache.Pack(raw)
-	if !ok {
-		c.Bypasses++
-		return string(raw), false
+func numericValueIn(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
+	if e, reused := lookupNumericRaw(t, raw, c); e != nil {
+		return e.value, reused
 	}
-	if e, ok := t.Get(key); ok {
-		c.Hits++
-		return e.value, true
-	}
-	if !t.Sight(key) {
-		c.Misses++
-		return string(raw), false
-	}
-	s := string(raw)
-	n, err := decode.ParseNumeric(s)
-	if err != nil {
-		c.Bypasses++
-		return s, false
-	}
-	e := numEntry{value: s, num: n}
-	t.Put(key, e)
-	c.Admissions++
-	return e.value, true
+	return string(raw), false
 }
 
 // lookupNumeric finds the shared decimal for text without recording a
@@ -79,41 +167,52 @@ func lookupNumeric(text string) (*decode.Numeric, bool) {
 		return nil, false
 	}
 	e, ok := numericTable.Get(key)
-	return e.num, ok
+	if !ok {
+		return nil, false
+	}
+	return e.num, true
 }
 
-// hstoreValue is numericValue for hstore texts, keyed by a hash of the whole
-// text. The empty hstore is short enough to decode on every read.
+// lookupHstoreRaw is lookupNumericRaw for hstore texts, keyed by a hash of the
+// whole text. The empty hstore is short enough to decode on every read.
+func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *hsEntry, reused bool) {
+	if len(raw) == 0 || len(raw) > t.MaxText() {
+		c.Bypasses++
+		return nil, false
+	}
+	h := t.Hash(raw)
+	if e, ok := t.Get(h, raw); ok {
+		c.Hits++
+		return e, true
+	}
+	if !t.Sight(h) {
+		c.Misses++
+		return nil, false
+	}
+	s := string(raw)
+	hs, err := decode.ParseHstore(s)
+	if err != nil {
+		c.Bypasses++
+		return nil, false
+	}
+	e = &hsEntry{value: s, text: s, hs: hs}
+	t.Put(h, s, e)
+	c.Admissions++
+	return e, true
+}
+
+// hstoreValue is numericValue for hstore texts.
 func hstoreValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	return hstoreValueIn(hstoreTable, raw, c)
 }
 
 // hstoreValueIn is hstoreValue with the table as a parameter, for tests that
 // must not disturb the process-wide one.
-func hstoreValueIn(t *cache.Long[hsEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
-	if len(raw) == 0 || len(raw) > t.MaxText() {
-		c.Bypasses++
-		return string(raw), false
+func hstoreValueIn(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
+	if e, reused := lookupHstoreRaw(t, raw, c); e != nil {
+		return e.value, reused
 	}
-	h := t.Hash(raw)
-	if e, ok := t.Get(h, raw); ok {
-		c.Hits++
-		return e.value, true
-	}
-	if !t.Sight(h) {
-		c.Misses++
-		return string(raw), false
-	}
-	s := string(raw)
-	hs, err := decode.ParseHstore(s)
-	if err != nil {
-		c.Bypasses++
-		return s, false
-	}
-	e := hsEntry{value: s, hs: hs}
-	t.Put(h, s, e)
-	c.Admissions++
-	return e.value, true
+	return string(raw), false
 }
 
 // lookupHstore is lookupNumeric for hstore: no sighting is recorded.
@@ -122,5 +221,8 @@ func lookupHstore(text string) (decode.Hstore, bool) {
 		return decode.Hstore{}, false
 	}
 	e, ok := hstoreTable.GetString(hstoreTable.HashString(text), text)
-	return e.hs, ok
+	if !ok {
+		return decode.Hstore{}, false
+	}
+	return e.hs, true
 }

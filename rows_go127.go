@@ -1,0 +1,186 @@
+//go:build go1.27
+
+package pgcache
+
+import (
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"errors"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/decode"
+)
+
+// As of Go 1.27 database/sql hands each Scan destination to the driver
+// (driver.RowsColumnScanner) and no longer calls Next. pgcache keeps pgx
+// stdlib's contract for that hook — database/sql's conversions for scalar
+// and sql.Scanner destinations, pgx's type map for everything else (slices,
+// pgtype.Array, ranges, …) — and adds direct routes for values found in the
+// cache: the destination is filled from the cache entry, with no
+// convertAssign reflection, no second lookup and no parsing (scan_go127.go).
+var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
+
+// NextRow advances to the next row, recording one sighting of each cached
+// value as Next does on older Go; it returns io.EOF after the last row.
+func (r *Rows) NextRow() error { return r.advance() }
+
+// Errors for destinations no driver can scan into, worded as pgx stdlib's.
+var (
+	errDestNotPointer = errors.New("destination not a pointer")
+	errDestNilPointer = errors.New("destination pointer is nil")
+)
+
+// ScanColumn scans column index of the current row into dest. database/sql
+// calls it once per column per Scan; it records nothing in the cache, so
+// scanning a row twice, or not at all, leaves the cache as Next would.
+func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	switch r.cols[index].kind {
+	case kindNumeric:
+		if e := r.cells[index].num; e != nil {
+			if done, err := e.scanInto(scanCtx, dest); done {
+				return err
+			}
+		}
+	case kindHstore:
+		if e := r.cells[index].hs; e != nil {
+			if done, err := e.scanInto(scanCtx, dest); done {
+				return err
+			}
+		} else if done, err := r.scanHstoreMapMiss(index, dest); done {
+			return err
+		}
+	}
+	return r.scanColumnStdlib(scanCtx, index, dest)
+}
+
+// scanHstoreMapMiss gives map destinations of an uncached hstore value the
+// same maps a cached one gets, parsing the text: pgx's type map cannot scan
+// an hstore (whose OID it does not know) into a map at all, and a row must
+// not scan differently on its first read than on later ones.
+func (r *Rows) scanHstoreMapMiss(index int, dest any) (done bool, err error) {
+	switch dest.(type) {
+	case *map[string]*string, *map[string]string:
+	default:
+		return false, nil
+	}
+	raw := r.rows.RawValues()[index]
+	if raw == nil {
+		// What pgx's hstore codec gives SQL NULL: a nil map[string]*string,
+		// but an empty, non-nil map[string]string.
+		switch d := dest.(type) {
+		case *map[string]*string:
+			if d != nil {
+				*d = nil
+				return true, nil
+			}
+		case *map[string]string:
+			if d != nil {
+				*d = map[string]string{}
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	h, err := decode.ParseHstore(string(raw))
+	if err != nil {
+		return true, err
+	}
+	return scanHstoreMap(h, dest)
+}
+
+// scanColumnStdlib is what pgx stdlib's ScanColumn does with dest: rejects
+// nil, converts the driver value with database/sql's rules for the
+// destinations database/sql knows, and lets pgx's type map scan the wire
+// bytes into anything else.
+func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	if dest == nil {
+		return errDestNotPointer
+	}
+	rv := reflect.ValueOf(dest)
+	if rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return errDestNilPointer
+	}
+	raw := r.rows.RawValues()[index]
+	if convertsLikeDatabaseSQL(rv.Type()) {
+		var v sqldriver.Value
+		if raw != nil {
+			var err error
+			if v, err = r.value(index, raw); err != nil {
+				return err
+			}
+		}
+		return sql.ConvertAssign(scanCtx, dest, v)
+	}
+	fd := &r.rows.FieldDescriptions()[index]
+	return r.conn.conn.TypeMap().Scan(fd.DataTypeOID, fd.Format, raw, dest)
+}
+
+// scanKinds caches convertsLikeDatabaseSQL by destination type.
+var scanKinds sync.Map // reflect.Type -> bool
+
+// convertsLikeDatabaseSQL reports whether pgx stdlib hands a destination of
+// type t to database/sql's conversion (sql.ConvertAssign) rather than to the
+// pgx type map. The choice is made before scanning so that a failed scan is
+// never retried the other way (which could run a Scan method twice).
+func convertsLikeDatabaseSQL(t reflect.Type) bool {
+	if v, ok := scanKinds.Load(t); ok {
+		return v.(bool)
+	}
+	v := classifyDest(t)
+	scanKinds.Store(t, v)
+	return v
+}
+
+var (
+	scannerType      = reflect.TypeFor[sql.Scanner]()
+	arraySetterType  = reflect.TypeFor[pgtype.ArraySetter]()
+	bytesScannerType = reflect.TypeFor[pgtype.BytesScanner]()
+	timeType         = reflect.TypeFor[time.Time]()
+)
+
+// classifyDest is convertsLikeDatabaseSQL without the cache. Through any
+// number of pointers: an sql.Scanner goes to database/sql; pgx's own byte and
+// array scanners (pgtype.FlatArray[byte], pgtype.PreallocBytes) to pgx; then
+// the scalar kinds database/sql converts (named types too), byte slices,
+// interfaces and time.Time-like structs go to database/sql, and the rest
+// (slices, maps, other structs) to pgx.
+func classifyDest(t reflect.Type) bool {
+	var seen map[reflect.Type]struct{} // named pointer types can loop
+	for {
+		if t.Implements(scannerType) {
+			return true
+		}
+		if t.Implements(arraySetterType) || t.Implements(bytesScannerType) {
+			return false
+		}
+		if t.Kind() != reflect.Pointer {
+			break
+		}
+		if t.Name() != "" {
+			if _, loop := seen[t]; loop {
+				return false
+			}
+			if seen == nil {
+				seen = make(map[reflect.Type]struct{})
+			}
+			seen[t] = struct{}{}
+		}
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Interface,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.Uint8
+	case reflect.Struct:
+		return t.ConvertibleTo(timeType)
+	}
+	return false
+}
