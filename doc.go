@@ -23,6 +23,17 @@
 // will not see again. Entries are immutable and replaced whole. [Stats] reports
 // hits, misses, admissions and bypasses.
 //
+// # Go 1.27
+//
+// From Go 1.27 database/sql hands each Scan destination to the driver
+// (driver.RowsColumnScanner), as pgx stdlib does there: slices, pgtype
+// arrays, ranges and other pgx-native destinations are scanned by pgx's type
+// map, exactly as with pgx stdlib. A cached value goes straight from its
+// cache entry into *string, *any, *float64, *int64, *[Decimal], *apd.Decimal,
+// shopspring's *decimal.Decimal, *pgtype.Numeric, *[Hstore], *pgtype.Hstore
+// and Go maps, without reflection or parsing, and for most of them without
+// allocating. Older Go versions use Next as before; both give the same values.
+//
 // # Options
 //
 // Two DSN options, removed before the DSN reaches pgx:

@@ -128,9 +128,6 @@ func TestRowsColumnScannerDestinations(t *testing.T) {
 	}
 }
 
-// execModes are pgx's five query exec modes.
-var execModes = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
-
 // TestPreallocBytes: pgtype.PreallocBytes must receive the bytes in the
 // caller's own backing array, with either driver.
 func TestPreallocBytes(t *testing.T) {
@@ -297,6 +294,19 @@ var directRoutes = []directRoute{
 	{"hstore into *pgcache.Hstore", hstoreRouteQuery, new(pgcache.Hstore), 0},
 	{"hstore into *pgcache.NullHstore", hstoreRouteQuery, new(pgcache.NullHstore), 0},
 	{"hstore into *sql.RawBytes", hstoreRouteQuery, new(sql.RawBytes), 0},
+	// pgcache_types kinds.
+	{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", new(string), 0},
+	{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", new(string), 0},
+	{"varchar into *sql.NullString", "select 'MAIL'::varchar(10) from generate_series(1, 5000)", new(sql.NullString), 0},
+	{"text into *any", "select 'TRUCK'::text from generate_series(1, 5000)", new(any), 0},
+	{"int8 into *int64", "select 123456789::int8 from generate_series(1, 5000)", new(int64), 0},
+	{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", new(any), 0},
+	{"int8 into *sql.NullInt64", "select 123456789::int8 from generate_series(1, 5000)", new(sql.NullInt64), 0},
+	{"int4 into *int32", "select 100000::int4 from generate_series(1, 5000)", new(int32), 0},
+	{"float8 into *float64", "select 2.5::float8 from generate_series(1, 5000)", new(float64), 0},
+	{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", new(time.Time), 0},
+	{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", new(time.Time), 0},
+	{"timestamp into *sql.NullTime", "select '1995-03-15 10:00'::timestamp from generate_series(1, 5000)", new(sql.NullTime), 0},
 }
 
 // TestDirectRouteAllocs measures rows.Next + rows.Scan of a cached value that
@@ -304,7 +314,7 @@ var directRoutes = []directRoute{
 // subtracts nothing: the baseline (a bool column) is asserted to be 0 too.
 func TestDirectRouteAllocs(t *testing.T) {
 	needHstore(t)
-	pc := openDB(t, pcDriver, pgtest.DSN(t))
+	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "all"))
 	pc.SetMaxOpenConns(1)
 	measure := func(t *testing.T, query string, dest any) float64 {
 		t.Helper()

@@ -38,8 +38,11 @@ type Rows struct {
 
 	// Cache traffic of this result set, published in bulk by Close so the
 	// hit path writes no shared memory.
-	numCounts, hsCounts cache.Counts
-	published           bool
+	counts    [numTables]cache.Counts
+	published bool
+
+	// tt are the pgcache_types tables, when this result set has such columns.
+	tt *typeTables
 }
 
 // columnKind says how a column's values become driver values.
@@ -49,12 +52,16 @@ const (
 	kindPlain   columnKind = iota // as pgx stdlib does it
 	kindNumeric                   // text numeric through the numeric cache
 	kindHstore                    // text hstore through the hstore cache
+	kindText                      // a pgcache_types text kind through the text tables
+	kindFixed                     // a pgcache_types fixed-size binary kind through its type table
 )
 
 type column struct {
 	kind  columnKind
-	value func(src []byte) (sqldriver.Value, error) // kindPlain only
+	value func(src []byte) (sqldriver.Value, error) // stdlib's conversion; all kinds but numeric and hstore
 	reuse reuseTracker                              // cached kinds only
+	tab   tableID                                   // cached kinds: where its counts go
+	fixed *cache.Short[*valEntry]                   // kindFixed: its type table
 }
 
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
@@ -129,18 +136,31 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 	m := c.conn.TypeMap()
 	for i := range fields {
 		fd := &fields[i]
+		col := &r.cols[i]
 		switch {
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			r.cols[i].kind = kindNumeric
-			r.cached = append(r.cached, i)
+			col.kind, col.tab = kindNumeric, tabNumeric
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			r.cols[i].kind = kindHstore
-			r.cached = append(r.cached, i)
+			col.kind, col.tab = kindHstore, tabHstore
 		default:
-			r.cols[i].value = plainValueFunc(m, fd)
+			col.value = plainValueFunc(m, fd)
+			if c.types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
+				continue
+			}
+			col.kind, col.tab = typeColumn(m, fd, c.types)
+			switch col.kind {
+			case kindPlain:
+				continue
+			case kindFixed:
+				r.tt = getTypeTables()
+				col.fixed = r.tt.fixed[col.tab]
+			case kindText:
+				r.tt = getTypeTables()
+			}
 		}
+		r.cached = append(r.cached, i)
 	}
 	if len(r.cached) > 0 {
 		r.cells = make([]cell, len(fields))
@@ -172,11 +192,14 @@ func (r *Rows) publish() {
 		return
 	}
 	r.published = true
-	if r.numCounts != (cache.Counts{}) {
-		numericTable.Record(r.numCounts)
+	if r.counts[tabNumeric] != (cache.Counts{}) {
+		numericTable.Record(r.counts[tabNumeric])
 	}
-	if r.hsCounts != (cache.Counts{}) {
-		hstoreTable.Record(r.hsCounts)
+	if r.counts[tabHstore] != (cache.Counts{}) {
+		hstoreTable.Record(r.counts[tabHstore])
+	}
+	if r.tt != nil {
+		r.tt.record(&r.counts)
 	}
 }
 
@@ -210,19 +233,24 @@ func (r *Rows) advance() error {
 			continue
 		}
 		col := &r.cols[i]
-		counts := &r.numCounts
-		if col.kind == kindHstore {
-			counts = &r.hsCounts
-		}
 		if col.reuse.skipping() {
-			counts.Bypasses++
+			if col.kind == kindText && len(raw) > cache.MaxShortKey {
+				r.counts[tabLongText].Bypasses++
+			} else {
+				r.counts[col.tab].Bypasses++
+			}
 			continue
 		}
 		var reused bool
-		if col.kind == kindNumeric {
-			cell.num, reused = lookupNumericRaw(numericTable, raw, counts)
-		} else {
-			cell.hs, reused = lookupHstoreRaw(hstoreTable, raw, counts)
+		switch col.kind {
+		case kindNumeric:
+			cell.num, reused = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric])
+		case kindHstore:
+			cell.hs, reused = lookupHstoreRaw(hstoreTable, raw, &r.counts[tabHstore])
+		case kindText:
+			cell.val, reused = lookupTextRaw(r.tt, raw, col.value, &r.counts)
+		case kindFixed:
+			cell.val, reused = lookupFixedRaw(col.fixed, raw, col.value, &r.counts[col.tab])
 		}
 		col.reuse.observe(reused)
 	}
@@ -237,6 +265,7 @@ var cell0 cell
 type cell struct {
 	num *numEntry
 	hs  *hsEntry
+	val *valEntry
 }
 
 // Next reads the next row into dest. A numeric or hstore value found in the
@@ -262,7 +291,8 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 // value is the driver value of column i of the current row, whose wire bytes
 // are raw (not nil): what pgx stdlib's Next would put in dest.
 func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
-	switch col := &r.cols[i]; col.kind {
+	col := &r.cols[i]
+	switch col.kind {
 	case kindNumeric:
 		if e := r.cells[i].num; e != nil {
 			return e.value, nil
@@ -273,9 +303,12 @@ func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
 			return e.value, nil
 		}
 		return string(raw), nil
-	default:
-		return col.value(raw)
+	case kindText, kindFixed:
+		if e := r.cells[i].val; e != nil {
+			return e.value, nil
+		}
 	}
+	return col.value(raw)
 }
 
 // plainValueFunc returns the conversion pgx stdlib applies to a column of this

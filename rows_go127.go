@@ -53,6 +53,12 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		} else if done, err := r.scanHstoreMapMiss(index, dest); done {
 			return err
 		}
+	case kindText, kindFixed:
+		if e := r.cells[index].val; e != nil {
+			if done, err := e.scanInto(scanCtx, dest); done {
+				return err
+			}
+		}
 	}
 	return r.scanColumnStdlib(scanCtx, index, dest)
 }

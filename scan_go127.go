@@ -7,6 +7,7 @@ import (
 	sqldriver "database/sql/driver"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -261,4 +262,86 @@ func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// scanInto fills dest from a type-table entry: the natural destinations of
+// its value's Go type, as database/sql would assign them.
+func (e *valEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+	if d, ok := dest.(*any); ok && d != nil {
+		*d = e.value
+		return true, nil
+	}
+	if _, ok := dest.(*sql.RawBytes); ok {
+		return true, sql.ConvertAssign(scanCtx, dest, e.value)
+	}
+	switch v := e.value.(type) {
+	case string:
+		switch d := dest.(type) {
+		case *string:
+			if d != nil {
+				*d = v
+				return true, nil
+			}
+		case *sql.NullString:
+			if d != nil {
+				*d = sql.NullString{String: v, Valid: true}
+				return true, nil
+			}
+		}
+	case int64:
+		switch d := dest.(type) {
+		case *int64:
+			if d != nil {
+				*d = v
+				return true, nil
+			}
+		case *int:
+			if d != nil && int64(int(v)) == v {
+				*d = int(v)
+				return true, nil
+			}
+		case *int32:
+			if d != nil && int64(int32(v)) == v {
+				*d = int32(v)
+				return true, nil
+			}
+		case *sql.NullInt64:
+			if d != nil {
+				*d = sql.NullInt64{Int64: v, Valid: true}
+				return true, nil
+			}
+		case *sql.NullInt32:
+			if d != nil && int64(int32(v)) == v {
+				*d = sql.NullInt32{Int32: int32(v), Valid: true}
+				return true, nil
+			}
+		}
+	case float64:
+		switch d := dest.(type) {
+		case *float64:
+			if d != nil {
+				*d = v
+				return true, nil
+			}
+		case *sql.NullFloat64:
+			if d != nil {
+				*d = sql.NullFloat64{Float64: v, Valid: true}
+				return true, nil
+			}
+		}
+	case time.Time:
+		switch d := dest.(type) {
+		case *time.Time:
+			if d != nil {
+				*d = v
+				return true, nil
+			}
+		case *sql.NullTime:
+			if d != nil {
+				*d = sql.NullTime{Time: v, Valid: true}
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -153,3 +153,35 @@ func PackString(s string) (key uint64, ok bool) {
 	// Pack only reads its argument, so viewing the string's bytes is safe.
 	return Pack(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
+
+// fixedMask moves the key of the all-zero 8-byte value (0, the epoch of a
+// date or timestamp) away from 0, which a table never admits; the one value
+// that packs to 0 instead is fixedMask itself.
+const fixedMask = shortMul
+
+// PackFixed packs a fixed-size binary value of 1 to 8 bytes, zero bytes
+// allowed, into a key: the bytes big-endian, with a marker bit above them
+// when there are fewer than 8, XORed with a constant. Distinct values of the
+// same length get distinct keys, and so do values of different lengths
+// below 8 bytes; an 8-byte value can share its key with a shorter one, so a
+// table must not mix 8-byte values with shorter ones. ok is false for an
+// empty or longer value. Like [Pack], it does not retain b or allocate.
+func PackFixed(b []byte) (key uint64, ok bool) {
+	switch len(b) {
+	case 8:
+		key = binary.BigEndian.Uint64(b)
+	case 4:
+		key = uint64(binary.BigEndian.Uint32(b)) | 1<<32
+	case 2:
+		key = uint64(binary.BigEndian.Uint16(b)) | 1<<16
+	default:
+		if len(b) == 0 || len(b) > 8 {
+			return 0, false
+		}
+		for _, c := range b {
+			key = key<<8 | uint64(c)
+		}
+		key |= 1 << (8 * len(b))
+	}
+	return key ^ fixedMask, true
+}

@@ -1,0 +1,226 @@
+package pgcache
+
+import (
+	sqldriver "database/sql/driver"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/driver"
+)
+
+// Caching more column types (the pgcache_types option). numeric and hstore
+// are cached because decoding them is expensive; for short columns that
+// repeat — codes, flags, enums, dates, foreign keys — what stdlib pays per
+// value is a copy and a driver.Value box, which a cache hit spares just the
+// same. The driver value of such a column is a pure function of its wire
+// bytes, so the entry is simply the value stdlib's conversion
+// (plainValueFunc) produced for the same bytes when it was admitted, boxed
+// once: identical in every respect to what stdlib returns.
+
+// valEntry is the entry of the type tables: a pre-boxed driver value — a
+// string for text kinds, an int64, float64 or time.Time (or stdlib's
+// "infinity" strings for infinite dates and timestamps) for fixed-size ones.
+type valEntry struct {
+	value sqldriver.Value
+}
+
+// MaxTextKey is the longest text a text-kind column caches (in the hashed
+// table: texts of up to 8 bytes go to the packed one). Longer texts are
+// copied as stdlib copies them, so one long value cannot pin memory in a slot.
+const MaxTextKey = 64
+
+// tableID names a table in a Rows' counts.
+type tableID uint8
+
+const (
+	tabNumeric tableID = iota
+	tabHstore
+	tabText     // text kinds, ≤ 8 bytes, packed keys
+	tabLongText // text kinds, 9 to MaxTextKey bytes, hashed
+	tabInt8
+	tabInt4 // int4 and int2 (PackFixed keeps their lengths apart)
+	tabFloat8
+	tabDate
+	tabTimestamp
+	tabTimestamptz
+	numTables
+)
+
+// typeTables are the tables of the pgcache_types kinds. They are made when a
+// connection first asks for one of them, so processes that never set the
+// option do not carry their memory.
+type typeTables struct {
+	text     *cache.Short[*valEntry]
+	longText *cache.Long[*valEntry]
+	fixed    [numTables]*cache.Short[*valEntry] // indexed by the fixed-size tableIDs
+}
+
+var (
+	typeTablesOnce sync.Once
+	typeTablesPtr  atomic.Pointer[typeTables] // nil until getTypeTables
+)
+
+// getTypeTables returns the type tables, making them on first use.
+func getTypeTables() *typeTables {
+	typeTablesOnce.Do(func() {
+		t := &typeTables{text: cache.NewShort[*valEntry](), longText: cache.NewLong[*valEntry](MaxTextKey)}
+		for _, id := range fixedTables {
+			t.fixed[id] = cache.NewShort[*valEntry]()
+		}
+		typeTablesPtr.Store(t)
+	})
+	return typeTablesPtr.Load()
+}
+
+// fixedTables are the tables of fixed-size binary kinds.
+var fixedTables = []tableID{tabInt8, tabInt4, tabFloat8, tabDate, tabTimestamp, tabTimestamptz}
+
+// existingTypeTables returns the type tables if any connection has made them,
+// or nil.
+func existingTypeTables() *typeTables { return typeTablesPtr.Load() }
+
+// record publishes a result set's counts for the type tables.
+func (tt *typeTables) record(counts *[numTables]cache.Counts) {
+	if counts[tabText] != (cache.Counts{}) {
+		tt.text.Record(counts[tabText])
+	}
+	if counts[tabLongText] != (cache.Counts{}) {
+		tt.longText.Record(counts[tabLongText])
+	}
+	for _, id := range fixedTables {
+		if counts[id] != (cache.Counts{}) {
+			tt.fixed[id].Record(counts[id])
+		}
+	}
+}
+
+// typeColumn decides whether a result column of another type than numeric and
+// hstore goes through a type table under the kinds in set, and which.
+func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) (kind columnKind, tab tableID) {
+	if set == 0 {
+		return kindPlain, 0
+	}
+	if fd.Format == pgx.TextFormatCode {
+		var k driver.TypeKind
+		switch fd.DataTypeOID {
+		case pgtype.TextOID:
+			k = driver.TypeText
+		case pgtype.VarcharOID:
+			k = driver.TypeVarchar
+		case pgtype.BPCharOID:
+			k = driver.TypeBPChar
+		case pgtype.NameOID:
+			k = driver.TypeName
+		case pgtype.UUIDOID:
+			k = driver.TypeUUID
+		default:
+			// Enums (and every other type pgx has no codec for) reach stdlib
+			// as the text the server sent: string(raw).
+			if _, known := m.TypeForOID(fd.DataTypeOID); known || fd.DataTypeOID == 0 {
+				return kindPlain, 0
+			}
+			k = driver.TypeEnum
+		}
+		if set.Has(k) {
+			return kindText, tabText
+		}
+		return kindPlain, 0
+	}
+	var k driver.TypeKind
+	switch fd.DataTypeOID {
+	case pgtype.Int8OID:
+		k, tab = driver.TypeInt8, tabInt8
+	case pgtype.Int4OID:
+		k, tab = driver.TypeInt4, tabInt4
+	case pgtype.Int2OID:
+		k, tab = driver.TypeInt2, tabInt4
+	case pgtype.Float8OID:
+		k, tab = driver.TypeFloat8, tabFloat8
+	case pgtype.DateOID:
+		k, tab = driver.TypeDate, tabDate
+	case pgtype.TimestampOID:
+		k, tab = driver.TypeTimestamp, tabTimestamp
+	case pgtype.TimestamptzOID:
+		k, tab = driver.TypeTimestamptz, tabTimestamptz
+	default:
+		return kindPlain, 0
+	}
+	if set.Has(k) {
+		return kindFixed, tab
+	}
+	return kindPlain, 0
+}
+
+// lookupTextRaw records one sighting of a text-kind value and returns its
+// entry (hit or admission) or nil. Texts of up to 8 bytes are keyed by
+// cache.Pack, longer ones up to MaxTextKey by hash; the empty text and longer
+// ones bypass (stdlib's string("") costs nothing anyway). conv is the
+// column's stdlib conversion, run once at admission.
+func lookupTextRaw(tt *typeTables, raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
+	if key, ok := cache.Pack(raw); ok {
+		return lookupValue(tt.text, key, raw, conv, &counts[tabText])
+	}
+	c := &counts[tabLongText]
+	if len(raw) <= cache.MaxShortKey || len(raw) > MaxTextKey {
+		c.Bypasses++
+		return nil, false
+	}
+	t := tt.longText
+	h := t.Hash(raw)
+	if e, ok := t.Get(h, raw); ok {
+		c.Hits++
+		return e, true
+	}
+	if !t.Sight(h) {
+		c.Misses++
+		return nil, false
+	}
+	v, err := conv(raw)
+	s, isString := v.(string)
+	if err != nil || !isString {
+		c.Bypasses++
+		return nil, false
+	}
+	e := &valEntry{value: v}
+	t.Put(h, s, e)
+	c.Admissions++
+	return e, true
+}
+
+// lookupFixedRaw is lookupTextRaw for fixed-size binary values, keyed by
+// their own wire bytes (cache.PackFixed) in the column's type table.
+func lookupFixedRaw(t *cache.Short[*valEntry], raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (*valEntry, bool) {
+	key, ok := cache.PackFixed(raw)
+	if !ok {
+		c.Bypasses++
+		return nil, false
+	}
+	return lookupValue(t, key, raw, conv, c)
+}
+
+// lookupValue is the packed-key lookup, sighting and admission shared by the
+// type tables.
+func lookupValue(t *cache.Short[*valEntry], key uint64, raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (*valEntry, bool) {
+	if e, ok := t.Get(key); ok {
+		c.Hits++
+		return e, true
+	}
+	if !t.Sight(key) {
+		c.Misses++
+		return nil, false
+	}
+	v, err := conv(raw)
+	if err != nil {
+		c.Bypasses++
+		return nil, false
+	}
+	e := &valEntry{value: v}
+	t.Put(key, e)
+	c.Admissions++
+	return e, true
+}

@@ -1,0 +1,288 @@
+package pgcache_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+// The pgcache_types option: more column kinds through the cache, with values
+// identical to pgx stdlib's for every kind, destination and exec mode.
+
+// execModes are pgx's five query exec modes.
+var execModes = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
+
+// typeCase is one column kind: expressions producing its values (each
+// repeated in the list so that a single read also sees admissions and
+// hits), and the destinations to compare.
+type typeCase struct {
+	name    string
+	exprs   []string
+	targets []target
+}
+
+var (
+	tTime      = targetOf("time.Time", func(p *time.Time) string { return p.String() + " " + p.Location().String() })
+	tNullTime  = targetOf("sql.NullTime", func(p *sql.NullTime) string { return fmt.Sprintf("%t %s %s", p.Valid, p.Time, p.Time.Location()) })
+	tNullInt64 = targetOf("sql.NullInt64", goSyntax[sql.NullInt64])
+	tInt32     = targetOf("int32", goSyntax[int32])
+	tInt       = targetOf("int", goSyntax[int])
+	tNullF64   = targetOf("sql.NullFloat64", goSyntax[sql.NullFloat64])
+	tAnyTime   = targetOf("any (time)", func(p *any) string {
+		if t, ok := (*p).(time.Time); ok {
+			return "time " + t.String() + " " + t.Location().String()
+		}
+		return goSyntax(p)
+	})
+)
+
+// twice lists every expression twice in a row, then all of them once more:
+// miss, admission, then a hit for each.
+func twice(exprs ...string) []string {
+	var out []string
+	for _, e := range exprs {
+		out = append(out, e, e)
+	}
+	return append(out, exprs...)
+}
+
+var typeCases = []typeCase{
+	{"text", twice("'N'::text", "'TRUCK'::text", "''::text", "'12345678'::text", "'DELIVER IN PERSON'::text",
+		"repeat('x', 64)::text", "repeat('x', 65)::text", "'héllo wörld ☃'::text", "NULL::text", "' padded '::text"),
+		[]target{tString, tAny, tNullString, tRawBytes, tBytes, tStringPtr, tInt64, tBool}},
+	{"varchar", twice("'MAIL'::varchar(10)", "'REG AIR'::varchar(10)", "NULL::varchar", "'a much longer varchar value'::varchar"),
+		[]target{tString, tAny, tNullString}},
+	{"bpchar", twice("'N'::char(1)", "'O'::char(5)", "'ab'::char(25)", "'DELIVER IN PERSON'::char(25)", "''::char(3)", "NULL::char(2)"),
+		[]target{tString, tAny, tNullString, tRawBytes}},
+	{"name", twice("'pg_class'::name", "'a_rather_long_identifier_name'::name"), []target{tString, tAny}},
+	{"uuid", twice("'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'00000000-0000-0000-0000-000000000000'::uuid", "NULL::uuid"),
+		[]target{tString, tAny, tBytes}},
+	{"int8", twice("0::int8", "1::int8", "255::int8", "256::int8", "-1::int8", "123456789012::int8",
+		"9223372036854775807::int8", "(-9223372036854775807 - 1)::int8", "2147483648::int8", "NULL::int8",
+		// The one value PackFixed maps to key 0, which is never admitted.
+		"(x'9e3779b97f4a7c15'::bit(64)::int8)"),
+		[]target{tInt64, tAny, tString, tInt32, tInt, tNullInt64, tFloat64, tBool, tRawBytes}},
+	{"int4", twice("0::int4", "1000::int4", "(-2147483648)::int4", "2147483647::int4", "NULL::int4"),
+		[]target{tInt64, tAny, tString, tInt32, tNullInt64}},
+	{"int2", twice("0::int2", "1000::int2", "(-32768)::int2", "7::int2"),
+		[]target{tInt64, tAny, tString, tInt32}},
+	{"float8", twice("0::float8", "'-0'::float8", "1.5::float8", "'NaN'::float8", "'Infinity'::float8", "'-Infinity'::float8",
+		"1e308::float8", "5e-324::float8", "0.1::float8", "NULL::float8"),
+		[]target{tFloat64, tAny, tString, tNullF64}},
+	{"date", twice("'2000-01-01'::date", "'1995-03-15'::date", "'infinity'::date", "'-infinity'::date",
+		"'0044-03-15 BC'::date", "'5874897-12-31'::date", "NULL::date"),
+		[]target{tTime, tNullTime, tAnyTime, tString}},
+	{"timestamp", twice("'2000-01-01 00:00:00'::timestamp", "'1998-12-01 10:30:00.123456'::timestamp", "'infinity'::timestamp",
+		"'-infinity'::timestamp", "'1500-06-01 12:00'::timestamp", "NULL::timestamp"),
+		[]target{tTime, tNullTime, tAnyTime, tString}},
+	{"timestamptz", twice("'2000-01-01 00:00:00+00'::timestamptz", "'1998-12-01 10:30:00.5-05'::timestamptz",
+		"'2021-03-28 01:30:00 Europe/Berlin'::timestamptz", "'infinity'::timestamptz", "'-infinity'::timestamptz", "NULL::timestamptz"),
+		[]target{tTime, tNullTime, tAnyTime, tString}},
+}
+
+// TestTypesDifferential compares every kind of pgcache_types=all with pgx
+// stdlib, in every exec mode, and in a session whose TimeZone is not UTC.
+func TestTypesDifferential(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	mustExec(t, openDB(t, stdDriver, dsn), "do $$ begin create type pgcache_mood as enum ('sad', 'ok', 'happy'); exception when duplicate_object then null; end $$")
+	cases := append(typeCases, typeCase{"enum", twice("'ok'::pgcache_mood", "'happy'::pgcache_mood", "NULL::pgcache_mood"),
+		[]target{tString, tAny, tNullString}})
+	for _, mode := range execModes {
+		for _, tz := range []string{"UTC", "America/New_York"} {
+			t.Run(mode+"/"+tz, func(t *testing.T) {
+				d := withParams(t, dsn, "default_query_exec_mode", mode, "timezone", tz)
+				std := openDB(t, stdDriver, d)
+				pc := openDB(t, pcDriver, withParams(t, d, "pgcache_types", "all"))
+				before := pgcache.Stats()
+				for _, c := range cases {
+					t.Run(c.name, func(t *testing.T) {
+						differential(t, std, pc, valuesQuery(c.exprs), c.targets)
+					})
+				}
+				after := pgcache.Stats()
+				if mode != "simple_protocol" && mode != "exec" {
+					// Binary kinds are cached in every mode but the simple
+					// protocol and exec mode, where results arrive as text.
+					for name, d := range map[string]counts{
+						"Int8": countsDelta(before.Int8, after.Int8), "Date": countsDelta(before.Date, after.Date),
+						"Timestamptz": countsDelta(before.Timestamptz, after.Timestamptz),
+					} {
+						if d.Hits == 0 || d.Admissions == 0 {
+							t.Errorf("%s table traffic %v: the cached states were not all compared", name, d)
+						}
+					}
+				}
+				if d := countsDelta(before.Text, after.Text); d.Hits == 0 || d.Admissions == 0 {
+					t.Errorf("Text table traffic %v", d)
+				}
+				if d := countsDelta(before.LongText, after.LongText); d.Hits == 0 || d.Bypasses == 0 {
+					t.Errorf("LongText table traffic %v", d)
+				}
+			})
+		}
+	}
+}
+
+// TestTypesOption: each kind is cached only when listed; numeric stays
+// cached whatever the list; pgcache_disable wins; pgcache=off turns it all
+// off; an unknown kind fails sql.Open naming it.
+func TestTypesOption(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	const query = "select 'N'::text, '1995-03-15'::date, 1.50::numeric from generate_series(1, 10)"
+	read := func(t *testing.T, d string) (text, date, num counts) {
+		t.Helper()
+		pc := openDB(t, pcDriver, d)
+		pgcache.ResetCache()
+		before := pgcache.Stats()
+		lines := readAll(t, pc, query, nil, []target{tString, tTime, tString})
+		after := pgcache.Stats()
+		if len(lines) != 10 || strings.Contains(lines[0], "error") {
+			t.Fatalf("read: %q", lines)
+		}
+		return countsDelta(before.Text, after.Text), countsDelta(before.Date, after.Date), countsDelta(before.Numeric, after.Numeric)
+	}
+	cached := counts{Misses: 1, Admissions: 1, Hits: 8}
+	for _, tc := range []struct {
+		name             string
+		params           []string
+		text, date, nums counts
+	}{
+		{"default", nil, counts{}, counts{}, cached},
+		{"text only", []string{"pgcache_types", "text"}, cached, counts{}, cached},
+		{"date only", []string{"pgcache_types", "date"}, counts{}, cached, cached},
+		{"all", []string{"pgcache_types", "all"}, cached, cached, cached},
+		{"long names", []string{"pgcache_types", " Text , DATE "}, cached, cached, cached},
+		{"disable wins", []string{"pgcache_types", "all", "pgcache_disable", "date"}, cached, counts{}, cached},
+		{"off wins", []string{"pgcache_types", "all", "pgcache", "off"}, counts{}, counts{}, counts{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, date, num := read(t, withParams(t, dsn, tc.params...))
+			if text != tc.text || date != tc.date || num != tc.nums {
+				t.Errorf("text %v, date %v, numeric %v; want %v, %v, %v", text, date, num, tc.text, tc.date, tc.nums)
+			}
+		})
+	}
+	for _, bad := range []string{"txt", "int8,bogus", "all,", "numeric"} {
+		_, err := sql.Open(pcDriver, withParams(t, dsn, "pgcache_types", bad))
+		if err == nil || !strings.Contains(err.Error(), "pgcache_types") {
+			t.Errorf("pgcache_types=%q: %v, want an error naming the option", bad, err)
+		}
+	}
+}
+
+// TestTypesEnumLifecycle: enums created and altered while connections are
+// open are cached (and read right) without reconnecting, since enums are
+// recognised as types pgx does not know rather than looked up at connect.
+func TestTypesEnumLifecycle(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	std := openDB(t, stdDriver, dsn)
+	pc := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "enum"))
+	pc.SetMaxOpenConns(1)
+	if err := pc.Ping(); err != nil { // the connection exists before the type
+		t.Fatal(err)
+	}
+	mustExec(t, std, "drop type if exists pgcache_life")
+	mustExec(t, std, "create type pgcache_life as enum ('a', 'b')")
+	t.Cleanup(func() { std.Exec("drop type if exists pgcache_life") })
+	query := "select v::pgcache_life from (values ('a'), ('a'), ('b'), ('a')) t(v)"
+	differential(t, std, pc, query, []target{tString, tAny})
+	mustExec(t, std, "alter type pgcache_life add value 'c' before 'a'")
+	query = "select v::pgcache_life from (values ('c'), ('c'), ('a'), ('c')) t(v)"
+	pgcache.ResetCache()
+	before := pgcache.Stats().Text
+	differential(t, std, pc, query, []target{tString})
+	if d := countsDelta(before, pgcache.Stats().Text); d.Hits == 0 {
+		t.Errorf("enum values not cached: %v", d)
+	}
+}
+
+// TestTypesReuseBackoff: an all-distinct key column backs off from its table
+// like an all-distinct numeric one, and a repeating one never does.
+func TestTypesReuseBackoff(t *testing.T) {
+	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "int8"))
+	pgcache.ResetCache()
+	var n int
+	before := pgcache.Stats().Int8
+	rows, err := pc.Query("select i::int8 * 1000, (i / 4)::int8 * 1000 from generate_series(1, 50000) i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b int64
+	for rows.Next() {
+		if err := rows.Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if a != int64(n)*1000 || b != int64(n/4)*1000 {
+			t.Fatalf("row %d: %d, %d", n, a, b)
+		}
+	}
+	rows.Close()
+	d := countsDelta(before, pgcache.Stats().Int8)
+	// The distinct column: two windows of misses, the rest bypassed. The
+	// repeating one (each key on four consecutive rows): a miss, an
+	// admission and two hits per key.
+	if d.Bypasses < 40000 || d.Hits < 24000 {
+		t.Errorf("int8 traffic %v", d)
+	}
+}
+
+// allocsPerRow measures rows.Next + rows.Scan into dest, after the first ten
+// rows (the miss and the admission).
+func allocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
+	t.Helper()
+	r, err := db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dests := []any{dest}
+	step := func() {
+		if !r.Next() {
+			t.Fatal("too few rows")
+		}
+		if err := r.Scan(dests...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		step()
+	}
+	return testing.AllocsPerRun(2000, step)
+}
+
+// TestTypesAllocs: on a hit, a pgcache_types column costs no allocation per
+// row, against stdlib's copy and box with the option off, on every toolchain
+// (Go 1.27's direct routes: TestDirectRouteAllocs).
+func TestTypesAllocs(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	on := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all"))
+	off := openDB(t, pcDriver, dsn)
+	on.SetMaxOpenConns(1)
+	off.SetMaxOpenConns(1)
+	for _, tc := range []struct {
+		name, query string
+		dest        func() any
+	}{
+		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", func() any { return new(string) }},
+		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", func() any { return new(string) }},
+		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", func() any { return new(any) }},
+		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", func() any { return new(time.Time) }},
+		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", func() any { return new(time.Time) }},
+		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", func() any { return new(any) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pgcache.ResetCache()
+			got, base := allocsPerRow(t, on, tc.query, tc.dest()), allocsPerRow(t, off, tc.query, tc.dest())
+			t.Logf("%v allocations per row with pgcache_types=all, %v without", got, base)
+			if got != 0 || base == 0 {
+				t.Errorf("%v allocations per row with pgcache_types=all, %v without: want 0 and some", got, base)
+			}
+		})
+	}
+}
