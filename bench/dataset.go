@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind says what a data set's columns hold.
@@ -22,6 +23,9 @@ const (
 	Hstore
 	// Other is any other type; only user queries (see [QueryCells]) have it.
 	Other
+	// Lines is a data set of mixed column types shaped like TPC-H's
+	// LINEITEM, read into each column's natural Go type ([Natural]).
+	Lines
 )
 
 func (k Kind) String() string {
@@ -30,6 +34,8 @@ func (k Kind) String() string {
 		return "numeric"
 	case Hstore:
 		return "hstore"
+	case Lines:
+		return "order lines"
 	}
 	return "other"
 }
@@ -155,6 +161,22 @@ func DataSets() []DataSet {
 			Rows:    200_000,
 			Models:  "product attributes: ~50 distinct maps of 3-5 pairs, Zipf-distributed",
 			gen:     genHstoreRep,
+		},
+		{
+			Name:  "orderlines",
+			Table: "bench_orderlines",
+			Kind:  Lines,
+			Columns: []Column{
+				{"l_orderkey", "int8"}, {"l_partkey", "int8"}, {"l_suppkey", "int8"}, {"l_linenumber", "int4"},
+				{"l_quantity", "numeric(15,2)"}, {"l_extendedprice", "numeric(15,2)"},
+				{"l_discount", "numeric(15,2)"}, {"l_tax", "numeric(15,2)"},
+				{"l_returnflag", "char(1)"}, {"l_linestatus", "char(1)"},
+				{"l_shipdate", "date"}, {"l_commitdate", "date"}, {"l_receiptdate", "date"},
+				{"l_shipinstruct", "char(25)"}, {"l_shipmode", "varchar(10)"}, {"l_comment", "varchar(44)"},
+			},
+			Rows:   200_000,
+			Models: "TPC-H LINEITEM (dbgen's distributions at scale 1/30): keys, flags, dates, codes and a free-text comment",
+			gen:    genOrderLines,
 		},
 		{
 			Name:    "hstore-distinct",
@@ -359,6 +381,81 @@ func genHstoreDistinct(r *rand.Rand, rows int) iter.Seq[[]string] {
 			row[0] = hstoreText(pairs)
 			if !yield(row) {
 				return
+			}
+		}
+	}
+}
+
+// TPC-H (specification 4.2.3) constants for the order-lines data set, at the
+// scale factor that gives ~200k lines: 1/30.
+var (
+	tpchStart   = time.Date(1992, 1, 1, 0, 0, 0, 0, time.UTC)
+	tpchCurrent = time.Date(1995, 6, 17, 0, 0, 0, 0, time.UTC)
+	// orders are dated up to ENDDATE - 151 days (1998-08-02).
+	tpchOrderDays        = int(time.Date(1998, 8, 2, 0, 0, 0, 0, time.UTC).Sub(tpchStart).Hours()/24) + 1
+	tpchInstructions     = []string{"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"}
+	tpchModes            = []string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}
+	tpchCommentWords     = strings.Fields("furiously quickly carefully slyly blithely ironic final regular express special pending bold even silent unusual fluffy packages deposits requests accounts instructions theodolites foxes pinto beans asymptotes dependencies courts ideas platelets sleep wake haggle nag cajole use detect integrate among across above along against")
+	tpchParts, tpchSupps = 200_000 / 30, 10_000 / 30
+)
+
+// genOrderLines generates LINEITEM rows as dbgen does, approximately: orders
+// of 1 to 7 lines with sparse order keys, random parts and their suppliers,
+// quantities of 1 to 50, prices from the part's retail price, discounts of 0
+// to 10% and taxes of 0 to 8%, dates derived from a uniform order date, the
+// return flag and line status from the dates, and a comment of random words.
+func genOrderLines(r *rand.Rand, rows int) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		row := make([]string, 16)
+		n := 0
+		for order := 0; n < rows; order++ {
+			orderKey := int64(order/8*32 + order%8 + 1) // dbgen's sparse keys
+			orderDate := tpchStart.AddDate(0, 0, r.IntN(tpchOrderDays))
+			lines := 1 + r.IntN(7)
+			for line := 1; line <= lines && n < rows; line++ {
+				part := 1 + r.IntN(tpchParts)
+				supp := (part+r.IntN(4)*(tpchSupps/4+(part-1)/tpchSupps))%tpchSupps + 1
+				qty := 1 + r.IntN(50)
+				retail := int64(90000 + (part/10)%20001 + 100*(part%1000)) // cents
+				ship := orderDate.AddDate(0, 0, 1+r.IntN(121))
+				commit := orderDate.AddDate(0, 0, 30+r.IntN(61))
+				receipt := ship.AddDate(0, 0, 1+r.IntN(30))
+				flag := "N"
+				if !receipt.After(tpchCurrent) {
+					flag = []string{"R", "A"}[r.IntN(2)]
+				}
+				status := "F"
+				if ship.After(tpchCurrent) {
+					status = "O"
+				}
+				var comment strings.Builder
+				for target := 10 + r.IntN(34); comment.Len() < target; {
+					w := tpchCommentWords[r.IntN(len(tpchCommentWords))]
+					if comment.Len()+1+len(w) > 43 {
+						break
+					}
+					if comment.Len() > 0 {
+						comment.WriteByte(' ')
+					}
+					comment.WriteString(w)
+				}
+				row[0] = strconv.FormatInt(orderKey, 10)
+				row[1] = strconv.Itoa(part)
+				row[2] = strconv.Itoa(supp)
+				row[3] = strconv.Itoa(line)
+				row[4] = cents(int64(qty) * 100)
+				row[5] = cents(int64(qty) * retail)
+				row[6] = cents(int64(r.IntN(11)))
+				row[7] = cents(int64(r.IntN(9)))
+				row[8], row[9] = flag, status
+				row[10], row[11], row[12] = ship.Format(time.DateOnly), commit.Format(time.DateOnly), receipt.Format(time.DateOnly)
+				row[13] = fmt.Sprintf("%-25s", tpchInstructions[r.IntN(len(tpchInstructions))]) // char(25), as printed
+				row[14] = tpchModes[r.IntN(len(tpchModes))]
+				row[15] = comment.String()
+				n++
+				if !yield(row) {
+					return
+				}
 			}
 		}
 	}

@@ -37,11 +37,18 @@ type PerValue struct {
 func (s Sample) PerValue(kind Kind) PerValue {
 	n := float64(max(s.Values, 1))
 	var hits, lookups uint64
+	add := func(t cache.Stats) { hits, lookups = hits+t.Hits, lookups+t.Hits+t.Misses }
 	if kind != Hstore {
-		hits, lookups = s.Cache.Numeric.Hits, s.Cache.Numeric.Hits+s.Cache.Numeric.Misses
+		add(s.Cache.Numeric)
 	}
 	if kind != Numeric {
-		hits, lookups = hits+s.Cache.Hstore.Hits, lookups+s.Cache.Hstore.Hits+s.Cache.Hstore.Misses
+		add(s.Cache.Hstore)
+	}
+	if kind == Lines || kind == Other {
+		c := s.Cache
+		for _, t := range []cache.Stats{c.Text, c.LongText, c.Int8, c.Int4, c.Float8, c.Date, c.Timestamp, c.Timestamptz} {
+			add(t)
+		}
 	}
 	ratio := math.NaN()
 	if lookups > 0 {
@@ -82,7 +89,13 @@ func Measure(minTime time.Duration, fn func() (int, error)) (Sample, error) {
 	runtime.ReadMemStats(&m1)
 	s.Allocs = m1.Mallocs - m0.Mallocs
 	s.Bytes = m1.TotalAlloc - m0.TotalAlloc
-	s.Cache = pgcache.CacheStats{Numeric: statsDelta(c0.Numeric, c1.Numeric), Hstore: statsDelta(c0.Hstore, c1.Hstore)}
+	s.Cache = pgcache.CacheStats{
+		Numeric: statsDelta(c0.Numeric, c1.Numeric), Hstore: statsDelta(c0.Hstore, c1.Hstore),
+		Text: statsDelta(c0.Text, c1.Text), LongText: statsDelta(c0.LongText, c1.LongText),
+		Int8: statsDelta(c0.Int8, c1.Int8), Int4: statsDelta(c0.Int4, c1.Int4),
+		Float8: statsDelta(c0.Float8, c1.Float8), Date: statsDelta(c0.Date, c1.Date),
+		Timestamp: statsDelta(c0.Timestamp, c1.Timestamp), Timestamptz: statsDelta(c0.Timestamptz, c1.Timestamptz),
+	}
 	return s, nil
 }
 

@@ -3,8 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/cache"
 )
 
 // QueryWorkload describes a user's query for measuring: every column is read
@@ -30,6 +34,7 @@ func (e *Env) QueryWorkload(ctx context.Context, query string) (Workload, error)
 	}
 	w := Workload{Name: "query", Query: query, ReadOnly: true, Kind: Other}
 	for _, f := range sd.Fields {
+		w.Columns = append(w.Columns, QueryColumn{Name: f.Name, Type: e.typeName(f.DataTypeOID)})
 		switch {
 		case f.DataTypeOID == pgtype.NumericOID:
 			w.Kinds = append(w.Kinds, Numeric)
@@ -53,3 +58,112 @@ func QueryCells() []Cell {
 	}
 	return cells
 }
+
+// QueryColumn is one result column of a user's query.
+type QueryColumn struct {
+	Name string
+	Type string // the server's name for its type
+}
+
+// typeName returns the server's name for a type OID.
+func (e *Env) typeName(oid uint32) string {
+	if t, ok := e.native.TypeMap().TypeForOID(oid); ok {
+		return t.Name
+	}
+	var name string
+	if err := e.native.QueryRow(context.Background(), "select format_type($1, null)", oid).Scan(&name); err != nil {
+		return fmt.Sprint(oid)
+	}
+	return name
+}
+
+// ColumnReport is what pgcache would do for one column of a user's query:
+// the cache traffic of reading it twice from an empty cache (the second read
+// is the one reported), with pgcache's default settings and with
+// pgcache_types=all.
+type ColumnReport struct {
+	Column QueryColumn
+	// Default is the traffic with pgcache's defaults (numeric and hstore
+	// only); zero for other types.
+	Default cache.Stats
+	// AllTypes is the traffic with pgcache_types=all.
+	AllTypes cache.Stats
+	// Err is why the column could not be measured on its own.
+	Err error
+}
+
+// Cached reports whether any table saw the column's values.
+func (r ColumnReport) Cached(s cache.Stats) bool { return s.Hits+s.Misses+s.Admissions+s.Bypasses > 0 }
+
+// ColumnReports reads each column of w on its own — select "col" from
+// (query) — through pgcache with and without pgcache_types=all, inside
+// READ ONLY transactions, and reports each column's cache traffic, so a user
+// can see which columns the option would help before turning it on.
+// Columns whose names are empty or repeated cannot be selected on their own
+// and get an Err.
+func (e *Env) ColumnReports(ctx context.Context, w Workload) []ColumnReport {
+	count := map[string]int{}
+	for _, c := range w.Columns {
+		count[c.Name]++
+	}
+	reports := make([]ColumnReport, len(w.Columns))
+	for i, c := range w.Columns {
+		reports[i].Column = c
+		if c.Name == "" || c.Name == "?column?" || count[c.Name] > 1 {
+			reports[i].Err = fmt.Errorf("column %q cannot be selected by name; give it a unique alias", c.Name)
+			continue
+		}
+		one := Workload{
+			Name:     w.Name + "." + c.Name,
+			Query:    "select " + quoteIdent(c.Name) + " from (" + w.Query + ") as pgcache_bench_q",
+			Kinds:    []Kind{Other}, // read into *any by both drivers
+			ReadOnly: true,
+			Kind:     Other,
+		}
+		for _, drv := range []Driver{Pgcache, PgcacheAll} {
+			traffic, err := e.secondRead(ctx, drv, one)
+			if err != nil {
+				reports[i].Err = err
+				break
+			}
+			if drv == Pgcache {
+				reports[i].Default = traffic
+			} else {
+				reports[i].AllTypes = traffic
+			}
+		}
+	}
+	return reports
+}
+
+// secondRead empties the cache, reads w twice through drv into *any, and
+// returns the cache traffic of the second read, summed over every table.
+func (e *Env) secondRead(ctx context.Context, drv Driver, w Workload) (cache.Stats, error) {
+	c := Cell{Driver: drv, Dest: Any}
+	pgcache.ResetCache()
+	if _, err := e.Scan(ctx, c, w); err != nil {
+		return cache.Stats{}, err
+	}
+	before := pgcache.Stats()
+	if _, err := e.Scan(ctx, c, w); err != nil {
+		return cache.Stats{}, err
+	}
+	after := pgcache.Stats()
+	var sum cache.Stats
+	for _, p := range [][2]cache.Stats{
+		{before.Numeric, after.Numeric}, {before.Hstore, after.Hstore}, {before.Text, after.Text},
+		{before.LongText, after.LongText}, {before.Int8, after.Int8}, {before.Int4, after.Int4},
+		{before.Float8, after.Float8}, {before.Date, after.Date}, {before.Timestamp, after.Timestamp},
+		{before.Timestamptz, after.Timestamptz},
+	} {
+		d := statsDelta(p[0], p[1])
+		sum.Hits += d.Hits
+		sum.Misses += d.Misses
+		sum.Admissions += d.Admissions
+		sum.Bypasses += d.Bypasses
+	}
+	return sum, nil
+}
+
+// quoteIdent quotes a column name for SQL.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

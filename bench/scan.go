@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
@@ -37,10 +38,14 @@ const (
 	// pgx's default binary formats, with hstore registered: what a
 	// performance-minded user does instead of database/sql.
 	PgxNative Driver = "pgx-native"
+	// PgcacheAll is pgcache with pgcache_types=all: every column kind the
+	// option offers is cached too. It is measured on data sets of mixed
+	// types and user queries only; on numeric and hstore data it is pgcache.
+	PgcacheAll Driver = "pgcache+types"
 )
 
 // Drivers lists every driver in the order tables show them.
-var Drivers = []Driver{Pgcache, Pgx, PgcacheOff, Pq, PgxNative}
+var Drivers = []Driver{Pgcache, PgcacheAll, Pgx, PgcacheOff, Pq, PgxNative}
 
 // Dest names the Go type each value is scanned into. Its value is the dest=
 // part of benchmark names.
@@ -71,6 +76,10 @@ const (
 	// columns into *pgcache.Hstore and every other column into *any; for
 	// user queries.
 	PgcacheTypes Dest = "pgcache-types"
+	// Natural scans each column of a mixed data set into the Go type an
+	// application would use: int8 into *int64, int4 into *int32, date into
+	// *time.Time, text, char, varchar and numeric into *string.
+	Natural Dest = "natural"
 )
 
 // Dests returns the destinations benchmarked for columns of kind k.
@@ -80,6 +89,8 @@ func Dests(k Kind) []Dest {
 		return []Dest{RawBytes, String, Any, Float64, ApdDecimal, ShopspringDec, PgtypeNumeric, PgcacheDecimal}
 	case Hstore:
 		return []Dest{RawBytes, String, PgtypeHstore, PgcacheHstore, StringMap}
+	case Lines:
+		return []Dest{RawBytes, Natural}
 	}
 	return []Dest{RawBytes, Any, PgcacheTypes}
 }
@@ -96,6 +107,8 @@ func (c Cell) String() string { return string(c.Driver) + "/" + string(c.Dest) }
 // why not.
 func (c Cell) Supported(k Kind) (ok bool, why string) {
 	switch {
+	case c.Driver == PgcacheAll && k != Lines && k != Other:
+		return false, "pgcache_types does not change numeric and hstore columns"
 	case c.Driver == Pq && c.Dest == PgtypeNumeric:
 		// lib/pq hands numeric over as []byte and pgtype.Numeric.Scan takes
 		// only strings; lib/pq has no numeric type of its own.
@@ -130,6 +143,10 @@ type Workload struct {
 	Name  string
 	Query string
 	Kinds []Kind // one per result column
+	// Types are the columns' SQL types, for [Natural].
+	Types []string
+	// Columns are a user query's result columns (see [Env.QueryWorkload]).
+	Columns []QueryColumn
 	// ReadOnly runs each query in a READ ONLY transaction (user queries).
 	ReadOnly bool
 	// Kind is the kind whose cache table the hit ratio is taken from;
@@ -140,10 +157,11 @@ type Workload struct {
 // Workload returns the full-table scan of d.
 func (d DataSet) Workload() Workload {
 	kinds := make([]Kind, len(d.Columns))
+	types := make([]string, len(d.Columns))
 	for i := range kinds {
-		kinds[i] = d.Kind
+		kinds[i], types[i] = d.Kind, d.Columns[i].Type
 	}
-	return Workload{Name: d.Name, Query: d.Query(), Kinds: kinds, Kind: d.Kind}
+	return Workload{Name: d.Name, Query: d.Query(), Kinds: kinds, Types: types, Kind: d.Kind}
 }
 
 // Env holds one connection per [Driver] to one database. It is not safe for
@@ -162,6 +180,7 @@ func Open(ctx context.Context, dsn string) (*Env, error) {
 		Pgcache:    {"pgcache", dsn},
 		Pgx:        {"pgx", dsn},
 		PgcacheOff: {"pgcache", WithParam(dsn, "pgcache", "off")},
+		PgcacheAll: {"pgcache", WithParam(dsn, "pgcache_types", "all")},
 		Pq:         {"postgres", dsn},
 	}
 	for drv, n := range names {
@@ -224,7 +243,7 @@ func WithParam(dsn, key, value string) string {
 // Scan runs w's query once through c's driver, scanning every row into c's
 // destinations, and returns the number of values read (rows × columns).
 func (e *Env) Scan(ctx context.Context, c Cell, w Workload) (int, error) {
-	ptrs, err := pointers(c, w.Kinds)
+	ptrs, err := pointers(c, w)
 	if err != nil {
 		return 0, err
 	}
@@ -301,19 +320,38 @@ func (e *Env) scanNative(ctx context.Context, c Cell, w Workload, ptrs []any) (n
 
 // pointers returns one scan destination per column. They are reused for
 // every row, as a program scanning into the same variables would.
-func pointers(c Cell, kinds []Kind) ([]any, error) {
-	ptrs := make([]any, len(kinds))
-	for i, k := range kinds {
+func pointers(c Cell, w Workload) ([]any, error) {
+	ptrs := make([]any, len(w.Kinds))
+	for i, k := range w.Kinds {
 		if ok, why := c.Supported(k); !ok {
 			return nil, errors.New(why)
 		}
-		p := newPointer(c, k)
+		var p any
+		if c.Dest == Natural && i < len(w.Types) {
+			p = naturalPointer(w.Types[i])
+		} else {
+			p = newPointer(c, k)
+		}
 		if p == nil {
 			return nil, fmt.Errorf("bench: %s does not apply to %s columns", c.Dest, k)
 		}
 		ptrs[i] = p
 	}
 	return ptrs, nil
+}
+
+// naturalPointer returns the destination an application would scan a column
+// of SQL type typ into.
+func naturalPointer(typ string) any {
+	switch {
+	case typ == "int8" || typ == "bigint":
+		return new(int64)
+	case typ == "int4" || typ == "integer":
+		return new(int32)
+	case typ == "date" || strings.HasPrefix(typ, "timestamp"):
+		return new(time.Time)
+	}
+	return new(string)
 }
 
 func newPointer(c Cell, k Kind) any {

@@ -21,6 +21,7 @@
 //	-dests LIST   comma-separated destinations (default the main ones)
 //	-drivers LIST comma-separated drivers (default all; pgx is the baseline)
 //	-markdown     print GitHub tables
+//	-svg FILE     also write the results as an SVG bar chart to FILE
 //	-cpuprofile F write a CPU profile of the measured rounds to F
 //
 // Every figure is per value read (rows × columns). "CPU" is the user plus
@@ -57,6 +58,7 @@ type config struct {
 	drivers    string
 	markdown   bool
 	cpuprofile string
+	svg        string
 	minTime    time.Duration
 }
 
@@ -80,6 +82,7 @@ func main() {
 	flag.StringVar(&cfg.drivers, "drivers", "", "comma-separated `drivers` (default all; keep pgx, the baseline)")
 	flag.BoolVar(&cfg.markdown, "markdown", false, "print GitHub Markdown tables")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured rounds to `file`")
+	flag.StringVar(&cfg.svg, "svg", "", "also write the results as an SVG bar chart to `file`")
 	flag.DurationVar(&cfg.minTime, "mintime", 100*time.Millisecond, "least `time` one measurement takes (short scans are repeated)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: pgcache-bench [flags]\n\n")
@@ -100,7 +103,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, cfg config) error {
+func run(ctx context.Context, cfg config) (err error) {
 	sets, err := selectSets(cfg)
 	if err != nil {
 		return err
@@ -146,8 +149,17 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer env.Close()
 
-	if err := printPreamble(ctx, dsn, cfg); err != nil {
+	preamble, err := printPreamble(ctx, dsn, cfg)
+	if err != nil {
 		return err
+	}
+	var reports []bench.Report
+	if cfg.svg != "" {
+		defer func() {
+			if err == nil {
+				err = writeSVG(cfg.svg, preamble, reports)
+			}
+		}()
 	}
 
 	if cfg.cpuprofile != "" {
@@ -174,7 +186,9 @@ func run(ctx context.Context, cfg config) error {
 			}
 		}
 		title := fmt.Sprintf("query: %s (%d columns: %s)", cfg.query, len(w.Kinds), kindsSummary(w.Kinds))
-		return measure(ctx, env, cfg, w, cells, title, bench.Other)
+		r, err := measure(ctx, env, cfg, w, cells, title, bench.Other)
+		reports = append(reports, r)
+		return err
 	}
 	for _, d := range sets {
 		var cells []bench.Cell
@@ -185,14 +199,16 @@ func run(ctx context.Context, cfg config) error {
 		}
 		title := fmt.Sprintf("data=%s: %s (%d rows × %d %s columns = %d values per scan)",
 			d.Name, d.Models, d.Rows, len(d.Columns), d.Kind, d.Values())
-		if err := measure(ctx, env, cfg, d.Workload(), cells, title, d.Kind); err != nil {
+		r, err := measure(ctx, env, cfg, d.Workload(), cells, title, d.Kind)
+		if err != nil {
 			return err
 		}
+		reports = append(reports, r)
 	}
 	return nil
 }
 
-func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, cells []bench.Cell, title string, kind bench.Kind) error {
+func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, cells []bench.Cell, title string, kind bench.Kind) (bench.Report, error) {
 	r := bench.Run{
 		Env:      env,
 		Workload: w,
@@ -210,10 +226,30 @@ func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, 
 	results, err := r.Do(ctx)
 	clearProgress()
 	if err != nil {
+		return bench.Report{}, err
+	}
+	rep := bench.Report{Title: title, Kind: kind, Results: results, Markdown: cfg.markdown}
+	_, err = rep.WriteTo(os.Stdout)
+	return rep, err
+}
+
+// writeSVG writes the chart of reports to path, with the preamble (Go,
+// machine and server versions) under its title.
+func writeSVG(path, preamble string, reports []bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
 		return err
 	}
-	_, err = bench.Report{Title: title, Kind: kind, Results: results, Markdown: cfg.markdown}.WriteTo(os.Stdout)
-	return err
+	subtitle := strings.TrimPrefix(preamble, "pgcache-bench: ")
+	if err := bench.WriteSVG(f, "pgcache-bench: client CPU per value read", subtitle, reports); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	notice("wrote " + path)
+	return nil
 }
 
 func selectSets(cfg config) ([]bench.DataSet, error) {
@@ -294,17 +330,17 @@ func kindsSummary(kinds []bench.Kind) string {
 	return strings.Join(parts, ", ")
 }
 
-// printPreamble says what was measured where, so a pasted table carries its
-// context.
-func printPreamble(ctx context.Context, dsn string, cfg config) error {
+// printPreamble says what was measured where (Go version included), so a
+// pasted table carries its context, and returns that line.
+func printPreamble(ctx context.Context, dsn string, cfg config) (string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var version string
 	if err := conn.QueryRow(ctx, "show server_version").Scan(&version); err != nil {
-		return err
+		return "", err
 	}
 	server := "throwaway server on a Unix socket"
 	if cfg.dsn != "" {
@@ -313,7 +349,7 @@ func printPreamble(ctx context.Context, dsn string, cfg config) error {
 	line := fmt.Sprintf("pgcache-bench: %s %s/%s, GOMAXPROCS=%d, %d CPUs; PostgreSQL %s (%s); medians of %d rounds",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU(), version, server, cfg.rounds)
 	fmt.Printf("%s\n\n", line)
-	return nil
+	return line, nil
 }
 
 // The progress line is rewritten in place on a terminal; elsewhere (a CI log,
