@@ -75,10 +75,19 @@ func (d *Driver) Open(name string) (sqldriver.Conn, error) {
 	return c.Connect(ctx)
 }
 
-// OpenConnector parses name: a name returned by [RegisterConnConfig], or a DSN
-// in either of pgx's forms. An unknown pgcache_* key or a malformed pgcache
-// option value fails here, so sql.Open reports it. A DSN that pgx cannot parse
-// fails at the first connection, as it does with pgx stdlib.
+// OpenConnector parses name: a name returned by [RegisterConnConfig], a name
+// returned by stdlib.RegisterConnConfig, or a DSN in either of pgx's forms. An
+// unknown pgcache_* key or a malformed pgcache option value fails here, so
+// sql.Open reports it. A DSN that pgx cannot parse fails at the first
+// connection, as it does with pgx stdlib.
+//
+// A name from stdlib.RegisterConnConfig (spelled registeredConnConfig<n>) is
+// handed to stdlib's own connector, which connects with the registered config
+// exactly as sql.Open("pgx", name) would, and the cache uses its defaults.
+// stdlib keeps that config to itself, so pgcache options cannot travel in its
+// RuntimeParams: stdlib would send them to the server, which rejects them. If
+// one does, the connection error says so and names the key. Register the
+// config with [RegisterConnConfig] instead to use pgcache options.
 func (d *Driver) OpenConnector(name string) (sqldriver.Connector, error) {
 	d.mu.Lock()
 	registered := d.configs[name]
@@ -87,6 +96,12 @@ func (d *Driver) OpenConnector(name string) (sqldriver.Connector, error) {
 	var cfg *pgx.ConnConfig
 	if registered != nil {
 		cfg = registered.Copy()
+	} else if isStdlibRegisteredName(name) {
+		inner, err := stdlib.GetDefaultDriver().(sqldriver.DriverContext).OpenConnector(name)
+		if err != nil {
+			return nil, err
+		}
+		return &connector{drv: d, opts: driver.DefaultOptions(), inner: stdlibRegisteredConnector{inner}}, nil
 	} else {
 		var err error
 		if cfg, err = pgx.ParseConfig(name); err != nil {
@@ -104,7 +119,8 @@ func (d *Driver) OpenConnector(name string) (sqldriver.Connector, error) {
 // sql.Open("pgcache", name), for settings a DSN cannot express (a tracer, a
 // custom dialer). pgcache options may be set in c.RuntimeParams under their DSN
 // keys; they are taken out before connecting. It mirrors stdlib's function of
-// the same name, but names registered there are not known here.
+// the same name. sql.Open("pgcache", name) also accepts the names stdlib's
+// RegisterConnConfig returns; see [Driver.OpenConnector].
 func RegisterConnConfig(c *pgx.ConnConfig) string {
 	d := pgcacheDriver
 	d.mu.Lock()
@@ -155,6 +171,9 @@ func GetPoolConnector(pool *pgxpool.Pool, opts ...stdlib.OptionOpenDB) sqldriver
 // GetPoolConnectorWithOptions is [GetPoolConnector] with pgcache options, for
 // example those returned by driver.Extract on a map of DSN keys.
 func GetPoolConnectorWithOptions(pool *pgxpool.Pool, o driver.Options, opts ...stdlib.OptionOpenDB) sqldriver.Connector {
+	if err := CheckPoolConfig(pool.Config()); err != nil {
+		return &connector{drv: pgcacheDriver, err: err}
+	}
 	return &connector{drv: pgcacheDriver, opts: o, inner: stdlib.GetPoolConnector(pool, opts...), pooled: true}
 }
 
@@ -204,7 +223,11 @@ func (c *connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 		sc.Close()
 		return nil, err
 	}
-	return &Conn{std: sc, conn: pc, setup: setup}, nil
+	var types driver.TypeSet
+	if c.opts.Cache {
+		types = c.opts.Types
+	}
+	return &Conn{std: sc, conn: pc, setup: setup, types: types}, nil
 }
 
 func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, error) {
@@ -244,6 +267,7 @@ type Conn struct {
 	std   *stdlib.Conn
 	conn  *pgx.Conn
 	setup *driver.Setup
+	types driver.TypeSet // pgcache_types, or none when the cache is off
 }
 
 // Conn returns the *pgx.Conn this connection uses: the very one, not a copy.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,12 +16,13 @@ import (
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
-// dsnForms builds a DSN with pgcache options in each of pgx's two forms.
+// dsnForms builds a DSN with pgcache options in each of pgx's two forms,
+// from the test server's DSN in either form.
 var dsnForms = []struct {
 	name string
 	make func(t testing.TB, dsn string, params ...string) string
 }{
-	{"keyword", withParams},
+	{"keyword", keywordDSN},
 	{"url", urlDSN},
 }
 
@@ -293,5 +296,80 @@ func TestPoolConnectorOptions(t *testing.T) {
 				t.Errorf("traffic: numeric %v, hstore %v; want %v, %v", num, hs, tc.numeric, tc.hstore)
 			}
 		})
+	}
+}
+
+// TestDSNDisableLongIdentifiers: PostgreSQL truncates identifiers to 63
+// bytes (NAMEDATALEN-1, on a character boundary), so a table or column
+// created with a longer name is known by its first 63 bytes. Before the fix a
+// pgcache_disable entry spelled in full, as the CREATE TABLE spelled it,
+// matched nothing; it must match, as bare column name and as table column,
+// and so must the truncated spelling.
+func TestDSNDisableLongIdentifiers(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	std := openDB(t, stdDriver, dsn)
+	table := "pgc_long_" + strings.Repeat("t", 70) // 79 bytes
+	col := "long_" + strings.Repeat("c", 70)       // 75 bytes
+	acc := strings.Repeat("é", 40)                 // 80 bytes, kept: 31 characters
+	mustExec(t, std, fmt.Sprintf(`drop table if exists %[1]s;
+		create table %[1]s (id int, %[2]s numeric(12,2), "%[3]s" numeric(12,2));
+		insert into %[1]s select i, 3.50, 4.50 from generate_series(1, 5) i`, table, col, acc))
+	var stored []string
+	rows, err := std.Query(`select attname from pg_attribute where attrelid = $1::regclass and attnum > 0 order by attnum`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"id", col[:63], strings.Repeat("é", 31)}; !slices.Equal(stored, want) {
+		t.Fatalf("the server stored the columns as %q, want %q", stored, want)
+	}
+
+	// The first query reports the columns under their names, the second
+	// under aliases, so only a table-column entry can match them there.
+	byName := fmt.Sprintf(`select %s, "%s" from %s order by id`, col, acc, table)
+	byAlias := fmt.Sprintf(`select %s as x, "%s" as y from %s order by id`, col, acc, table)
+	both := counts{Misses: 2, Admissions: 2, Hits: 6}
+	for _, form := range dsnForms {
+		for _, tc := range []struct {
+			disable string
+			query   string
+			numeric counts
+		}{
+			{"", byName, both},
+			{col, byName, fiveSame},
+			{col[:63], byName, fiveSame},
+			{`"` + acc + `"`, byName, fiveSame},
+			{col + `, "` + acc + `"`, byName, counts{}},
+			{col, byAlias, both},
+			{table + "." + col, byAlias, fiveSame},
+			{table[:63] + "." + col[:63], byAlias, fiveSame},
+			{"public." + table + `."` + acc + `"`, byAlias, fiveSame},
+			{table + "." + col + ", " + table + `."` + acc + `"`, byAlias, counts{}},
+		} {
+			t.Run(form.name+"/"+tc.disable+"/"+tc.query[:20], func(t *testing.T) {
+				pc := openDB(t, pcDriver, form.make(t, dsn, "pgcache_disable", tc.disable))
+				if err := pc.Ping(); err != nil {
+					t.Fatal(err)
+				}
+				want := readAll(t, std, tc.query, nil, []target{tString, tString})
+				checkReference(t, "stdlib", want)
+				pgcache.ResetCache()
+				var got []string
+				num, _ := traffic(func() { got = readAll(t, pc, tc.query, nil, []target{tString, tString}) })
+				compareLines(t, "values", want, got)
+				if num != tc.numeric {
+					t.Errorf("pgcache_disable=%s: numeric traffic %v, want %v", tc.disable, num, tc.numeric)
+				}
+			})
+		}
 	}
 }

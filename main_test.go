@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,7 +168,10 @@ func withParams(t testing.TB, dsn string, params ...string) string {
 		for i := 0; i < len(params); i += 2 {
 			q.Set(params[i], params[i+1])
 		}
-		u.RawQuery = q.Encode()
+		// pgx reads '+' in a URL query as itself, not as a space (before
+		// this, every value with a space went wrong with a URL
+		// $PGCACHE_TEST_DSN). Encode has escaped every literal '+' as %2B.
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 		return u.String()
 	}
 	var b strings.Builder
@@ -188,6 +192,65 @@ func quoteDSNValue(s string) string {
 		return s
 	}
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// keywordDSN converts a postgres:// URL to an equivalent keyword/value DSN
+// and adds params. A keyword/value DSN is returned with params added. With
+// urlDSN it lets a test run in both DSN forms whichever form
+// $PGCACHE_TEST_DSN has.
+func keywordDSN(t testing.TB, dsn string, params ...string) string {
+	t.Helper()
+	if !isURL(dsn) {
+		return withParams(t, dsn, params...)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("parsing %q: %v", dsn, err)
+	}
+	var kv []string
+	if u.User != nil {
+		kv = append(kv, "user", u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			kv = append(kv, "password", p)
+		}
+	}
+	if u.Host != "" {
+		// host:port[,host:port…] becomes host=h1,h2 port=p1,p2, as libpq
+		// reads multiple hosts.
+		var hosts, ports []string
+		for _, hp := range strings.Split(u.Host, ",") {
+			h, p := hp, ""
+			if i := strings.LastIndexByte(hp, ':'); i >= 0 && !strings.HasSuffix(hp, "]") {
+				h, p = hp[:i], hp[i+1:]
+			}
+			hosts = append(hosts, strings.Trim(h, "[]"))
+			ports = append(ports, p)
+		}
+		kv = append(kv, "host", strings.Join(hosts, ","))
+		if strings.Join(ports, "") != "" {
+			kv = append(kv, "port", strings.Join(ports, ","))
+		}
+	}
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		kv = append(kv, "dbname", db)
+	}
+	q := u.Query()
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		kv = append(kv, k, q.Get(k)) // later keys override: host, port, dbname in the query win
+	}
+	var b strings.Builder
+	for i := 0; i < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%s", kv[i], quoteDSNValue(kv[i+1]))
+	}
+	return withParams(t, b.String(), params...)
 }
 
 // urlDSN converts a keyword/value DSN to an equivalent postgres:// URL, every

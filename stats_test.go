@@ -70,13 +70,13 @@ func TestCacheContractNumeric(t *testing.T) {
 		t.Errorf("two cached columns and a NULL one over three rows: %v, want %v", num, want)
 	}
 
-	// An all-distinct column records sightings and never admits. After each
-	// window of 128 values without reuse it stops consulting the cache for a
-	// while (1024 values, then 2048, then 4096): 128+1024+128+2048+128 = 3456
-	// values in, the rest of the 5000 bypass.
+	// An all-distinct column records sightings and never admits. After a
+	// window of 5120 values (1.25 table sizes) without reuse it stops
+	// consulting the cache for 40960 values, then probes again: of 50000
+	// values, 5120 are misses and 40960 bypass, and the next 3920 miss.
 	pgcache.ResetCache()
-	if _, num, _ := readTraffic(t, pc, "select i::numeric + 0.5 from generate_series(1, 5000) i", tString); num != (counts{Misses: 384, Bypasses: 4616}) {
-		t.Errorf("5000 distinct values: %v, want 384 misses in three probe windows and 4616 bypasses", num)
+	if _, num, _ := readTraffic(t, pc, "select i::numeric + 0.5 from generate_series(1, 50000) i", tString); num != (counts{Misses: 9040, Bypasses: 40960}) {
+		t.Errorf("50000 distinct values: %v, want 5120+3920 misses in two probe windows and 40960 bypasses", num)
 	}
 
 	// Texts longer than 8 bytes bypass the cache, however often they repeat;

@@ -13,9 +13,15 @@ package driver
 
 import (
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Setup is what one connection knows about which result columns go through
@@ -29,7 +35,7 @@ type Setup struct {
 	// whatever type the server says they are, and nothing is treated as hstore).
 	HstoreOID uint32
 
-	names map[string]bool // result-column names from pgcache_disable
+	names map[string]bool // result-column names from pgcache_disable, as the server spells them
 	attrs map[attr]bool   // resolved [schema.]table.column entries
 }
 
@@ -54,78 +60,201 @@ func (s *Setup) Cached(name string, tableOID uint32, attnum uint16) bool {
 	return true
 }
 
-// catalogQuery finds, in one statement, the hstore type (kind 0) and the table
-// OID and attribute number of every table-qualified pgcache_disable entry
-// (kind 1). hstore is found through the extension that owns it, so it is found
-// whatever schema the extension was installed in and a user type that happens
-// to be called hstore is not mistaken for it. An unqualified table is looked up
-// through the connection's search_path, as the server would resolve it.
-const catalogQuery = `
-select 0, t.oid, 0::int2
+// MaxIdentifierLength is the longest identifier PostgreSQL keeps, in bytes:
+// NAMEDATALEN-1 in a default build. The server cuts longer names in SQL to
+// this length, so a table or column created with a longer name is known by
+// its first 63 bytes only.
+const MaxIdentifierLength = 63
+
+// TruncateIdentifier cuts id to [MaxIdentifierLength] bytes without splitting
+// a UTF-8 character, which is what PostgreSQL does to an identifier in a UTF-8
+// database. id must be valid UTF-8 ([ParseDisable] ensures it).
+func TruncateIdentifier(id string) string {
+	if len(id) <= MaxIdentifierLength {
+		return id
+	}
+	n := MaxIdentifierLength
+	for n > 0 && !utf8.RuneStart(id[n]) {
+		n--
+	}
+	return id[:n]
+}
+
+// Kinds of row the catalog query returns.
+const (
+	rowHstore = 0 // the hstore type: its OID
+	rowAttr   = 1 // a table column: table OID and attribute number
+	rowName   = 2 // a result-column name, as the server spells it to this client
+)
+
+// hstoreQuery finds the hstore type through the extension that owns it, so it
+// is found whatever schema the extension was installed in and a user type
+// that happens to be called hstore is not mistaken for it.
+const hstoreQuery = `select 0, t.oid, 0::pg_catalog.int2, null::pg_catalog.text
 from pg_catalog.pg_type t
 join pg_catalog.pg_depend d
-  on d.classid = 'pg_catalog.pg_type'::regclass and d.objid = t.oid and d.deptype = 'e'
+  on d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass and d.objid = t.oid and d.deptype = 'e'
 join pg_catalog.pg_extension x
-  on d.refclassid = 'pg_catalog.pg_extension'::regclass and x.oid = d.refobjid
-where x.extname = 'hstore' and t.typname = 'hstore'
+  on d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass and x.oid = d.refobjid
+where x.extname = 'hstore' and t.typname = 'hstore'`
+
+// attrQuery finds the table OID and attribute number of each table-qualified
+// entry, listed in place of %s as VALUES rows (nsp, rel, att). An unqualified
+// table is looked up through the connection's search_path, as the server
+// would resolve it.
+const attrQuery = `
 union all
-select 1, c.oid, a.attnum
-from unnest($1::text[], $2::text[], $3::text[]) as e(nsp, rel, att)
+select 1, c.oid, a.attnum, null
+from (values %s) as e(nsp, rel, att)
 join pg_catalog.pg_class c on c.relname = e.rel
 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
 join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = e.att and a.attnum > 0 and not a.attisdropped
 where (e.nsp = '' and pg_catalog.pg_table_is_visible(c.oid)) or n.nspname = e.nsp`
 
+// nameQuery returns result-column names, listed in place of %s as VALUES
+// rows, truncated in the database's encoding and sent back in the client's.
+const nameQuery = `
+union all
+select 2, 0, 0, e.nm::pg_catalog.text from (values %s) as e(nm)`
+
+// identLiteral spells id as an SQL expression of type name that means the
+// same under every server setting pgx accepts: the query text carries only
+// the hex digits of id's UTF-8 bytes, inside a literal with no quote or
+// backslash, so standard_conforming_strings cannot change how it reads and
+// every client_encoding (all are ASCII-compatible) sends it unchanged. The
+// server converts the bytes from UTF-8 to the database encoding, and the cast
+// to name truncates the result exactly as it truncates identifiers in SQL.
+func identLiteral(id string) string {
+	if id == "" {
+		return "''::pg_catalog.name"
+	}
+	return "pg_catalog.convert_from(pg_catalog.decode('" + hex.EncodeToString([]byte(id)) +
+		"', 'hex'), 'UTF8')::pg_catalog.name"
+}
+
+// isASCII reports whether s is spelled the same in every encoding PostgreSQL
+// supports, and truncated the same in every database encoding.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// newSetup starts the Setup of a connection: it records the bare names that
+// need no help from the server and returns the catalog query for the rest.
+//
+// The server reports a result column's name in the client encoding, cut to
+// 63 bytes of the database encoding. A name in pure ASCII, or any name when
+// both encodings are UTF-8, is spelled and truncated here; only the others
+// (say prix_été under client_encoding=LATIN1) are given to the server to
+// spell. With dropNonASCII, entries that would need the server to convert
+// them are left out (see [Resolve]).
+func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
+	s := &Setup{Options: o}
+	var attrs, names []string
+	for _, c := range o.Disable {
+		if c.Table == "" {
+			switch {
+			case isASCII(c.Name) || (utf8Both && !dropNonASCII):
+				if s.names == nil {
+					s.names = make(map[string]bool)
+				}
+				s.names[TruncateIdentifier(c.Name)] = true
+			case !dropNonASCII:
+				names = append(names, "("+identLiteral(c.Name)+")")
+			}
+			continue
+		}
+		if dropNonASCII && !(isASCII(c.Schema) && isASCII(c.Table) && isASCII(c.Name)) {
+			continue
+		}
+		attrs = append(attrs, "("+identLiteral(c.Schema)+", "+identLiteral(c.Table)+", "+identLiteral(c.Name)+")")
+	}
+	var q strings.Builder
+	q.WriteString(hstoreQuery)
+	if len(attrs) > 0 {
+		fmt.Fprintf(&q, attrQuery, strings.Join(attrs, ", "))
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(&q, nameQuery, strings.Join(names, ", "))
+	}
+	return s, q.String()
+}
+
 // Resolve builds the [Setup] for a freshly opened connection. With the cache
-// on it sends one catalog query (simple protocol, one round trip, nothing left
-// prepared); with pgcache=off it sends nothing.
+// on it sends one catalog query; with pgcache=off it sends nothing.
+//
+// The query is a simple-protocol query without parameters, its identifiers
+// spelled in hex (see identLiteral), sent with pgconn directly rather than
+// through pgx.Conn.Query: pgx refuses simple-protocol queries with arguments
+// unless standard_conforming_strings=on and client_encoding=UTF8, and the
+// extended protocol would type and encode the arguments under the very
+// settings this must not depend on. So the lookup works under every setting
+// pgx accepts, takes one round trip, leaves no statement prepared (not even
+// the unnamed one) and so also works behind PgBouncer in transaction pooling
+// mode or any proxy that speaks only the simple protocol.
 //
 // A table-qualified pgcache_disable entry whose table or column does not exist
 // (yet) matches nothing on this connection; connections opened after the table
-// is created will honour it.
+// is created will honour it. Names are truncated to 63 bytes as the server
+// truncates them. A name the database or client encoding cannot represent
+// (say 名前 under LATIN1) cannot name any column this connection can read;
+// the server refuses to convert it, and the lookup is then repeated once
+// without the non-ASCII entries.
 func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
-	s := &Setup{Options: o}
 	if !o.Cache {
-		return s, nil
+		return &Setup{Options: o}, nil
 	}
-	var nsp, rel, att []string
-	for _, c := range o.Disable {
-		if c.Table == "" {
-			if s.names == nil {
-				s.names = make(map[string]bool)
-			}
-			s.names[c.Name] = true
-			continue
-		}
-		nsp = append(nsp, c.Schema)
-		rel = append(rel, c.Table)
-		att = append(att, c.Name)
+	pc := conn.PgConn()
+	utf8Both := pc.ParameterStatus("server_encoding") == "UTF8" && pc.ParameterStatus("client_encoding") == "UTF8"
+	s, query := newSetup(o, utf8Both, false)
+	err := s.lookup(ctx, pc, query)
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22P05" { // untranslatable_character
+		s, query = newSetup(o, utf8Both, true)
+		err = s.lookup(ctx, pc, query)
 	}
-	rows, err := conn.Query(ctx, catalogQuery, pgx.QueryExecModeSimpleProtocol, nsp, rel, att)
 	if err != nil {
 		return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			kind int32
-			oid  uint32
-			num  int16
-		)
-		if err := rows.Scan(&kind, &oid, &num); err != nil {
-			return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
-		}
-		if kind == 0 {
-			s.HstoreOID = oid
-			continue
-		}
-		if s.attrs == nil {
-			s.attrs = make(map[attr]bool)
-		}
-		s.attrs[attr{oid, uint16(num)}] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
-	}
 	return s, nil
+}
+
+// lookup runs the catalog query and records what it finds in s.
+func (s *Setup) lookup(ctx context.Context, pc *pgconn.PgConn, query string) error {
+	results, err := pc.Exec(ctx, query).ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(results) != 1 {
+		return fmt.Errorf("%d results, want 1", len(results))
+	}
+	for _, row := range results[0].Rows {
+		if len(row) != 4 {
+			return fmt.Errorf("a row of %d columns, want 4", len(row))
+		}
+		kind, err1 := strconv.ParseUint(string(row[0]), 10, 8)
+		oid, err2 := strconv.ParseUint(string(row[1]), 10, 32)
+		num, err3 := strconv.ParseInt(string(row[2]), 10, 16)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return fmt.Errorf("unexpected row %q: %w", row, err)
+		}
+		switch kind {
+		case rowHstore:
+			s.HstoreOID = uint32(oid)
+		case rowAttr:
+			if s.attrs == nil {
+				s.attrs = make(map[attr]bool)
+			}
+			s.attrs[attr{uint32(oid), uint16(num)}] = true
+		case rowName:
+			if s.names == nil {
+				s.names = make(map[string]bool)
+			}
+			s.names[string(row[3])] = true
+		}
+	}
+	return nil
 }

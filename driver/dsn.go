@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // DSN option keys. Both work in URL DSNs (?pgcache=off) and keyword/value DSNs
@@ -37,7 +38,7 @@ type OptionError struct {
 
 func (e *OptionError) Error() string {
 	if errors.Is(e.Err, ErrUnknownOption) {
-		return fmt.Sprintf("pgcache: unknown DSN option %q (known options: %s, %s)", e.Key, KeyCache, KeyDisable)
+		return fmt.Sprintf("pgcache: unknown DSN option %q (known options: %s, %s, %s)", e.Key, KeyCache, KeyDisable, KeyTypes)
 	}
 	return fmt.Sprintf("pgcache: invalid DSN option %s=%q: %s", e.Key, e.Value, e.Reason)
 }
@@ -53,6 +54,9 @@ type Options struct {
 	Cache bool
 	// Disable lists the columns whose values bypass the cache.
 	Disable []Column
+	// Types are the column types cached besides numeric and hstore
+	// (pgcache_types); none by default.
+	Types TypeSet
 }
 
 // DefaultOptions is what a DSN without pgcache options means: cache on, no
@@ -125,6 +129,13 @@ func Extract(params map[string]string) (Options, error) {
 				continue
 			}
 			opts.Disable = cols
+		case KeyTypes:
+			set, err := ParseTypes(v)
+			if err != nil {
+				firstErr = &OptionError{Key: k, Value: v, Err: ErrInvalidValue, Reason: err.Error()}
+				continue
+			}
+			opts.Types = set
 		default:
 			firstErr = &OptionError{Key: k, Value: v, Err: ErrUnknownOption}
 		}
@@ -148,6 +159,9 @@ func (o Options) Params() map[string]string {
 			parts[i] = c.String()
 		}
 		p[KeyDisable] = strings.Join(parts, ",")
+	}
+	if o.Types != 0 {
+		p[KeyTypes] = o.Types.String()
 	}
 	return p
 }
@@ -264,7 +278,7 @@ func (p *identParser) ident() (string, error) {
 		if b.Len() == 0 {
 			return "", fmt.Errorf("empty quoted identifier at byte %d", start)
 		}
-		return b.String(), nil
+		return checkIdent(b.String(), start)
 	}
 	start := p.i
 	for p.i < len(p.s) && isIdentByte(p.s[p.i], p.i == start) {
@@ -273,7 +287,22 @@ func (p *identParser) ident() (string, error) {
 	if p.i == start {
 		return "", fmt.Errorf("unexpected %q at byte %d; want a column name", p.s[p.i], p.i)
 	}
-	return asciiLower(p.s[start:p.i]), nil
+	return checkIdent(asciiLower(p.s[start:p.i]), start)
+}
+
+// checkIdent rejects identifiers no PostgreSQL object can have: one holding a
+// NUL byte, or one that is not UTF-8 (a DSN is text; the connection's catalog
+// lookup converts names from UTF-8 to the database's encoding). Long names
+// are accepted: they are truncated as the server truncates them (see
+// [TruncateIdentifier]).
+func checkIdent(id string, start int) (string, error) {
+	if strings.IndexByte(id, 0) >= 0 {
+		return "", fmt.Errorf("identifier starting at byte %d contains a NUL byte", start)
+	}
+	if !utf8.ValidString(id) {
+		return "", fmt.Errorf("identifier starting at byte %d is not valid UTF-8", start)
+	}
+	return id, nil
 }
 
 // asciiLower folds ASCII letters only, as PostgreSQL folds unquoted

@@ -1,7 +1,9 @@
 package driver_test
 
 import (
+	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -60,4 +62,44 @@ func FuzzDSN(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzDSNForms: an option's value means the same whether it travels in a
+// keyword/value DSN, in a URL or straight in RuntimeParams: when pgx parses
+// the DSN, Extract gives the same options, or the same error, as it gives for
+// the value itself. Never a panic.
+func FuzzDSNForms(f *testing.F) {
+	for _, tt := range testDisable {
+		f.Add("on", tt.in)
+	}
+	for _, s := range []string{"a,,b", `"x y".z`, "a b", `"a\b"`, `'q'`, "a+b", "%20", "a&b=c", "\x00", "\xff", "é, \"名前\".x"} {
+		f.Add("off", s)
+	}
+	f.Add("maybe", "")
+	f.Add(" on ", "a")
+	f.Fuzz(func(t *testing.T, cacheVal, disableVal string) {
+		wantOpts, wantErr := driver.Extract(map[string]string{driver.KeyCache: cacheVal, driver.KeyDisable: disableVal})
+		q := url.Values{driver.KeyCache: {cacheVal}, driver.KeyDisable: {disableVal}}.Encode()
+		for _, dsn := range []string{
+			"host=localhost user=u dbname=d " + driver.KeyCache + "=" + quoteKeyword(cacheVal) + " " + driver.KeyDisable + "=" + quoteKeyword(disableVal),
+			"postgres://u@localhost/d?" + strings.ReplaceAll(q, "+", "%20"),
+		} {
+			cfg, err := pgx.ParseConfig(dsn)
+			if err != nil {
+				continue // pgx refuses the DSN itself, with or without pgcache
+			}
+			got, err := driver.Extract(cfg.RuntimeParams)
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("%s: error %v, want %v", dsn, err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, wantOpts) {
+				t.Fatalf("%s: options %#v, want %#v", dsn, got, wantOpts)
+			}
+		}
+	})
+}
+
+// quoteKeyword quotes a keyword/value DSN value as libpq reads it.
+func quoteKeyword(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }

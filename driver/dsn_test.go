@@ -3,7 +3,9 @@ package driver_test
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -56,6 +58,11 @@ func TestParseDisableErrors(t *testing.T) {
 		{`""`, `pgcache: invalid DSN option pgcache_disable="\"\"": empty quoted identifier at byte 0`},
 		{"1col", `pgcache: invalid DSN option pgcache_disable="1col": unexpected '1' at byte 0; want a column name`},
 		{"a.", `pgcache: invalid DSN option pgcache_disable="a.": missing column name at byte 2`},
+		// No PostgreSQL identifier holds a NUL, and a DSN is UTF-8 text.
+		{"\"a\x00b\"", `pgcache: invalid DSN option pgcache_disable="\"a\x00b\"": identifier starting at byte 0 contains a NUL byte`},
+		{"t.\"\x00\"", `pgcache: invalid DSN option pgcache_disable="t.\"\x00\"": identifier starting at byte 2 contains a NUL byte`},
+		{"ab\xffc", `pgcache: invalid DSN option pgcache_disable="ab\xffc": identifier starting at byte 0 is not valid UTF-8`},
+		{"x, \"\xc3\"", `pgcache: invalid DSN option pgcache_disable="x, \"\xc3\"": identifier starting at byte 3 is not valid UTF-8`},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			_, err := driver.ParseDisable(tt.in)
@@ -100,9 +107,9 @@ func TestExtract(t *testing.T) {
 		{"bad bool", map[string]string{"pgcache": "maybe"}, driver.Options{},
 			`pgcache: invalid DSN option pgcache="maybe": want on or off`},
 		{"unknown", map[string]string{"pgcache_disabel": "a"}, driver.Options{},
-			`pgcache: unknown DSN option "pgcache_disabel" (known options: pgcache, pgcache_disable)`},
+			`pgcache: unknown DSN option "pgcache_disabel" (known options: pgcache, pgcache_disable, pgcache_types)`},
 		{"unknown upper", map[string]string{"PGCACHE": "off"}, driver.Options{},
-			`pgcache: unknown DSN option "PGCACHE" (known options: pgcache, pgcache_disable)`},
+			`pgcache: unknown DSN option "PGCACHE" (known options: pgcache, pgcache_disable, pgcache_types)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			params := tt.params
@@ -164,5 +171,45 @@ func TestOptionsParamsRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, o) {
 		t.Fatalf("Extract(Params()) = %#v, want %#v", got, o)
+	}
+}
+
+func TestTruncateIdentifier(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"price", "price"},
+		{strings.Repeat("a", 63), strings.Repeat("a", 63)},
+		{strings.Repeat("a", 64), strings.Repeat("a", 63)},
+		{strings.Repeat("a", 200), strings.Repeat("a", 63)},
+		// A 2-byte character straddling byte 63 is dropped whole.
+		{strings.Repeat("a", 62) + "é", strings.Repeat("a", 62)},
+		{strings.Repeat("a", 61) + "é", strings.Repeat("a", 61) + "é"},
+		{strings.Repeat("é", 40), strings.Repeat("é", 31)},
+		// 3- and 4-byte characters.
+		{strings.Repeat("名", 22), strings.Repeat("名", 21)},
+		{strings.Repeat("a", 60) + "😀", strings.Repeat("a", 60)},
+		{strings.Repeat("a", 59) + "😀", strings.Repeat("a", 59) + "😀"},
+	} {
+		got := driver.TruncateIdentifier(tt.in)
+		if got != tt.want {
+			t.Errorf("TruncateIdentifier(%q) = %q (%d bytes), want %q", tt.in, got, len(got), tt.want)
+		}
+		if len(got) > driver.MaxIdentifierLength || !utf8.ValidString(got) {
+			t.Errorf("TruncateIdentifier(%q) = %q: too long or not UTF-8", tt.in, got)
+		}
+	}
+}
+
+// TestParseDisableKeepsLongNames: ParseDisable keeps what was written (so
+// Column.String shows it); the truncation happens when a connection resolves
+// the entries, where the database's encoding is known.
+func TestParseDisableKeepsLongNames(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	got, err := driver.ParseDisable(long + "." + long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []driver.Column{{Table: long, Name: long}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
 	}
 }

@@ -211,6 +211,19 @@ func stopDir(dir, bin string, cred *syscall.Credential) error {
 	return errors.Join(errs...)
 }
 
+// Restart restarts the server on the same directory and socket, as an
+// administrator's restart does: pg_ctl restart -m fast, which terminates
+// every session (each sees SQLSTATE 57P01) and aborts running queries. It
+// returns once the server accepts connections again. Data survives.
+func (c *Cluster) Restart(ctx context.Context) error {
+	out, err := c.command(ctx, "pg_ctl", "restart", "-w", "-t", "120", "-m", "fast",
+		"-D", filepath.Join(c.dir, dataDir), "-l", filepath.Join(c.dir, logFile)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pgtest: pg_ctl restart: %w\n%s\n%s", err, bytes.TrimSpace(out), c.logTail())
+	}
+	return nil
+}
+
 // DSN returns a keyword/value connection string for the cluster:
 //
 //	host=/tmp/pgtest-123 port=5432 user=postgres dbname=postgres sslmode=disable

@@ -81,7 +81,9 @@ func withDBName(dsn, name string) (string, error) {
 		q := u.Query()
 		if q.Has("dbname") {
 			q.Set("dbname", name)
-			u.RawQuery = q.Encode()
+			// pgx reads '+' as itself, not as a space; Encode has
+			// escaped every literal '+' as %2B.
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 		} else {
 			u.Path, u.RawPath = "/"+name, ""
 		}

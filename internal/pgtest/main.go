@@ -22,14 +22,21 @@ const startTimeout = 3 * time.Minute
 // Otherwise Open starts a [Cluster] and stop stops it, printing any error to
 // stderr. On error stop is nil.
 func Open(ctx context.Context) (dsn string, stop func(), err error) {
+	dsn, _, stop, err = open(ctx)
+	return dsn, stop, err
+}
+
+// open is [Open], also returning the cluster it started (nil with
+// $PGCACHE_TEST_DSN).
+func open(ctx context.Context) (dsn string, c *Cluster, stop func(), err error) {
 	if dsn := os.Getenv(EnvDSN); dsn != "" {
-		return dsn, func() {}, nil
+		return dsn, nil, func() {}, nil
 	}
-	c, err := Start(ctx)
+	c, err = Start(ctx)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return c.DSN(), func() {
+	return c.DSN(), c, func() {
 		if err := c.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -39,9 +46,10 @@ func Open(ctx context.Context) (dsn string, stop func(), err error) {
 // testDB is what [Main] learned, for [DSN]. Main writes it before m.Run
 // starts any test, so tests may read it without locking.
 var testDB struct {
-	ran bool   // Main ran
-	dsn string // the database to test against, if there is one
-	err error  // why there is none
+	ran     bool     // Main ran
+	dsn     string   // the database to test against, if there is one
+	cluster *Cluster // the cluster Main started, nil with $PGCACHE_TEST_DSN
+	err     error    // why there is none
 }
 
 // Main runs a test binary's tests against a database. Call it from TestMain:
@@ -67,7 +75,7 @@ func run(m *testing.M) int {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	dsn, stop, err := Open(ctx)
+	dsn, cluster, stop, err := open(ctx)
 	cancel()
 	testDB.ran = true
 	if err != nil {
@@ -80,6 +88,7 @@ func run(m *testing.M) int {
 	}
 	defer stop()
 	testDB.dsn = dsn
+	testDB.cluster = cluster
 	os.Setenv(EnvDSN, dsn)
 	stopOnSignal(stop)
 	return m.Run()
@@ -141,4 +150,22 @@ func DSN(t testing.TB) string {
 	}
 	t.Skipf("skipped: %v, or $%s to a database's DSN", testDB.err, EnvDSN)
 	return ""
+}
+
+// OwnCluster returns the cluster [Main] started, for tests that must
+// control the server itself, such as by restarting it. It skips t, with a
+// message saying why, when the tests run against $PGCACHE_TEST_DSN (a server
+// they do not own), and fails or skips as [DSN] does without a database.
+//
+// A test that restarts the cluster must not run in parallel with others:
+// every connection of the test binary is cut. Go starts parallel tests only
+// after all sequential top-level tests have returned, so a sequential test
+// is alone.
+func OwnCluster(t testing.TB) *Cluster {
+	t.Helper()
+	DSN(t)
+	if testDB.cluster == nil {
+		t.Skipf("skipped: the tests run against $%s, a server they cannot restart; unset it to use a throwaway cluster", EnvDSN)
+	}
+	return testDB.cluster
 }

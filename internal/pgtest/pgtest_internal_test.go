@@ -202,6 +202,12 @@ func TestWithDBName(t *testing.T) {
 			name: "b",
 			want: "postgresql://u:p@db.example:6432?dbname=b&sslmode=require",
 		},
+		// pgx reads '+' in a URL query as itself: a space must be %20.
+		{
+			dsn:  "postgres://u@db.example/?dbname=a&sslmode=disable",
+			name: "odd name",
+			want: "postgres://u@db.example/?dbname=odd%20name&sslmode=disable",
+		},
 	} {
 		got, err := withDBName(tt.dsn, tt.name)
 		if err != nil || got != tt.want {
