@@ -107,8 +107,6 @@ func (c Cell) String() string { return string(c.Driver) + "/" + string(c.Dest) }
 // why not.
 func (c Cell) Supported(k Kind) (ok bool, why string) {
 	switch {
-	case c.Driver == PgcacheAll && k != Lines && k != Other:
-		return false, "pgcache_types does not change numeric and hstore columns"
 	case c.Driver == Pq && c.Dest == PgtypeNumeric:
 		// lib/pq hands numeric over as []byte and pgtype.Numeric.Scan takes
 		// only strings; lib/pq has no numeric type of its own.
@@ -130,6 +128,9 @@ func Cells(k Kind) []Cell {
 	for _, dest := range Dests(k) {
 		for _, drv := range Drivers {
 			c := Cell{drv, dest}
+			if drv == PgcacheAll && (k == Numeric || k == Hstore) {
+				continue // pgcache_types does not change numeric and hstore columns
+			}
 			if ok, _ := c.Supported(k); ok {
 				cells = append(cells, c)
 			}

@@ -187,15 +187,15 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 // Resolve builds the [Setup] for a freshly opened connection. With the cache
 // on it sends one catalog query; with pgcache=off it sends nothing.
 //
-// The query is a simple-protocol query without parameters, its identifiers
-// spelled in hex (see identLiteral), sent with pgconn directly rather than
-// through pgx.Conn.Query: pgx refuses simple-protocol queries with arguments
-// unless standard_conforming_strings=on and client_encoding=UTF8, and the
-// extended protocol would type and encode the arguments under the very
-// settings this must not depend on. So the lookup works under every setting
-// pgx accepts, takes one round trip, leaves no statement prepared (not even
-// the unnamed one) and so also works behind PgBouncer in transaction pooling
-// mode or any proxy that speaks only the simple protocol.
+// The query has no parameters: its identifiers are spelled in hex (see
+// identLiteral), so its meaning depends on no server setting. It goes
+// through pgx.Conn.Query in pgx's exec mode, which sends it as the unnamed
+// statement with parse, bind, describe and execute in one round trip and
+// leaves nothing prepared: it works under every setting pgx accepts, behind
+// PgBouncer in transaction pooling mode, and it is seen by the connection's
+// tracer like any query. pgx's simple protocol (what this used before) is not
+// an option: pgx refuses it, even without arguments, unless
+// standard_conforming_strings=on and client_encoding=UTF8.
 //
 // A table-qualified pgcache_disable entry whose table or column does not exist
 // (yet) matches nothing on this connection; connections opened after the table
@@ -211,10 +211,10 @@ func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	pc := conn.PgConn()
 	utf8Both := pc.ParameterStatus("server_encoding") == "UTF8" && pc.ParameterStatus("client_encoding") == "UTF8"
 	s, query := newSetup(o, utf8Both, false)
-	err := s.lookup(ctx, pc, query)
+	err := s.lookup(ctx, conn, query)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22P05" { // untranslatable_character
 		s, query = newSetup(o, utf8Both, true)
-		err = s.lookup(ctx, pc, query)
+		err = s.lookup(ctx, conn, query)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
@@ -222,16 +222,16 @@ func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	return s, nil
 }
 
-// lookup runs the catalog query and records what it finds in s.
-func (s *Setup) lookup(ctx context.Context, pc *pgconn.PgConn, query string) error {
-	results, err := pc.Exec(ctx, query).ReadAll()
+// lookup runs the catalog query and records what it finds in s. The values
+// arrive as text (exec mode asks for no binary result) and are parsed here.
+func (s *Setup) lookup(ctx context.Context, conn *pgx.Conn, query string) error {
+	rows, err := conn.Query(ctx, query, pgx.QueryExecModeExec)
 	if err != nil {
 		return err
 	}
-	if len(results) != 1 {
-		return fmt.Errorf("%d results, want 1", len(results))
-	}
-	for _, row := range results[0].Rows {
+	defer rows.Close()
+	for rows.Next() {
+		row := rows.RawValues()
 		if len(row) != 4 {
 			return fmt.Errorf("a row of %d columns, want 4", len(row))
 		}
@@ -256,5 +256,5 @@ func (s *Setup) lookup(ctx context.Context, pc *pgconn.PgConn, query string) err
 			s.names[string(row[3])] = true
 		}
 	}
-	return nil
+	return rows.Err()
 }

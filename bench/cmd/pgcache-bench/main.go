@@ -63,11 +63,12 @@ type config struct {
 }
 
 // mainDests are the destinations measured by default: what database/sql users
-// scan into, the RawBytes floor, and pgcache's types. float64 is left to the
-// Go benchmarks.
+// scan into, the RawBytes floor, pgcache's types, and each order-lines column
+// into its natural Go type. map[string]string applies on Go 1.27 only.
 var mainDests = []bench.Dest{
-	bench.RawBytes, bench.String, bench.Any, bench.ApdDecimal, bench.ShopspringDec,
+	bench.RawBytes, bench.String, bench.Any, bench.Float64, bench.ApdDecimal, bench.ShopspringDec,
 	bench.PgtypeNumeric, bench.PgcacheDecimal, bench.PgtypeHstore, bench.PgcacheHstore,
+	bench.StringMap, bench.Natural,
 }
 
 func main() {
@@ -188,7 +189,16 @@ func run(ctx context.Context, cfg config) (err error) {
 		title := fmt.Sprintf("query: %s (%d columns: %s)", cfg.query, len(w.Kinds), kindsSummary(w.Kinds))
 		r, err := measure(ctx, env, cfg, w, cells, title, bench.Other)
 		reports = append(reports, r)
-		return err
+		if err != nil {
+			return err
+		}
+		// What each column would get, with and without pgcache_types.
+		notice("reading each column on its own")
+		cols := env.ColumnReports(ctx, w)
+		fmt.Println()
+		fmt.Println("Per column (second read from an empty cache; hits over all values):")
+		fmt.Println()
+		return bench.WriteColumnReports(os.Stdout, cols, cfg.markdown)
 	}
 	for _, d := range sets {
 		var cells []bench.Cell
@@ -280,6 +290,7 @@ func selectDests(list string) ([]bench.Dest, error) {
 		return mainDests, nil
 	}
 	all := append(bench.Dests(bench.Numeric), bench.Dests(bench.Hstore)...)
+	all = append(all, bench.Dests(bench.Lines)...)
 	var dests []bench.Dest
 	for name := range strings.SplitSeq(list, ",") {
 		d := bench.Dest(strings.TrimSpace(name))
