@@ -308,12 +308,17 @@ func TestPoolConnectorOptions(t *testing.T) {
 func TestDSNDisableLongIdentifiers(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	std := openDB(t, stdDriver, dsn)
-	table := "pgc_long_" + strings.Repeat("t", 70) // 79 bytes
-	col := "long_" + strings.Repeat("c", 70)       // 75 bytes
-	acc := strings.Repeat("é", 40)                 // 80 bytes, kept: 31 characters
+	table := "pgc_long_" + strings.Repeat("t", 70)         // 79 bytes
+	col := "long_" + strings.Repeat("c", 70)               // 75 bytes
+	acc := strings.Repeat("é", 40)                         // 80 bytes, kept: 31 characters
+	schema := "pgc_long_schema_" + strings.Repeat("s", 60) // 76 bytes
 	mustExec(t, std, fmt.Sprintf(`drop table if exists %[1]s;
 		create table %[1]s (id int, %[2]s numeric(12,2), "%[3]s" numeric(12,2));
-		insert into %[1]s select i, 3.50, 4.50 from generate_series(1, 5) i`, table, col, acc))
+		insert into %[1]s select i, 3.50, 4.50 from generate_series(1, 5) i;
+		drop schema if exists %[4]s cascade;
+		create schema %[4]s;
+		create table %[4]s.%[1]s (id int, %[2]s numeric(12,2), "%[3]s" numeric(12,2));
+		insert into %[4]s.%[1]s select i, 3.50, 4.50 from generate_series(1, 5) i`, table, col, acc, schema))
 	var stored []string
 	rows, err := std.Query(`select attname from pg_attribute where attrelid = $1::regclass and attnum > 0 order by attnum`, table)
 	if err != nil {
@@ -337,6 +342,7 @@ func TestDSNDisableLongIdentifiers(t *testing.T) {
 	// under aliases, so only a table-column entry can match them there.
 	byName := fmt.Sprintf(`select %s, "%s" from %s order by id`, col, acc, table)
 	byAlias := fmt.Sprintf(`select %s as x, "%s" as y from %s order by id`, col, acc, table)
+	inSchema := fmt.Sprintf(`select %s as x, "%s" as y from %s.%s order by id`, col, acc, schema, table)
 	both := counts{Misses: 2, Admissions: 2, Hits: 6}
 	for _, form := range dsnForms {
 		for _, tc := range []struct {
@@ -354,8 +360,13 @@ func TestDSNDisableLongIdentifiers(t *testing.T) {
 			{table[:63] + "." + col[:63], byAlias, fiveSame},
 			{"public." + table + `."` + acc + `"`, byAlias, fiveSame},
 			{table + "." + col + ", " + table + `."` + acc + `"`, byAlias, counts{}},
+			// The schema part is truncated too.
+			{schema + "." + table + "." + col, inSchema, fiveSame},
+			{schema[:63] + "." + table + "." + col, inSchema, fiveSame},
+			{schema + "." + table + "." + col, byAlias, both},
+			{table + "." + col, inSchema, both}, // not on the search path
 		} {
-			t.Run(form.name+"/"+tc.disable+"/"+tc.query[:20], func(t *testing.T) {
+			t.Run(form.name+"/"+tc.disable+"/"+tc.query[len(tc.query)-40:], func(t *testing.T) {
 				pc := openDB(t, pcDriver, form.make(t, dsn, "pgcache_disable", tc.disable))
 				if err := pc.Ping(); err != nil {
 					t.Fatal(err)

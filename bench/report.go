@@ -122,7 +122,7 @@ func target(c Cell) string {
 }
 
 func hitLabel(res Result, kind Kind) string {
-	if res.Cell.Driver != Pgcache {
+	if res.Cell.Driver != Pgcache && res.Cell.Driver != PgcacheAll {
 		return ""
 	}
 	var bypassed bool

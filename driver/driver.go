@@ -158,7 +158,7 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 	for _, c := range o.Disable {
 		if c.Table == "" {
 			switch {
-			case isASCII(c.Name) || (utf8Both && !dropNonASCII):
+			case isASCII(c.Name) || utf8Both: // nothing for the server to convert
 				if s.names == nil {
 					s.names = make(map[string]bool)
 				}
