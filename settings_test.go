@@ -249,21 +249,29 @@ func TestCatalogLookupBehindPgBouncer(t *testing.T) {
 	}
 }
 
-// TestCatalogLookupLatin1Database: in a database whose encoding is LATIN1,
+// TestCatalogLookupNonUTF8Database: in a database whose encoding is LATIN1,
 // identifiers are converted from the DSN's UTF-8 by the server and truncated
 // in LATIN1, where é is one byte: a 40-character name of é is 40 bytes there
-// and is not cut, where in a UTF-8 database it would be cut to 31. A name
-// LATIN1 cannot represent (名前) can name no column; the connection must
-// still open, and the ASCII entries still apply. Tried with the client
-// encoding the database's (pgx sends none) and UTF8.
-func TestCatalogLookupLatin1Database(t *testing.T) {
+// and is not cut, where in a UTF-8 database it would be cut to 31 characters.
+// A name LATIN1 cannot represent (名前) can name no column; the connection
+// must still open, and the ASCII entries still apply. In a SQL_ASCII
+// database names are bytes, cut at byte 63 even inside a character, as the
+// server cuts them. Tried with the client encoding the database's (pgx sends
+// none) and UTF8.
+func TestCatalogLookupNonUTF8Database(t *testing.T) {
+	for _, encoding := range []string{"LATIN1", "SQL_ASCII"} {
+		t.Run(encoding, func(t *testing.T) { catalogLookupInDatabase(t, encoding) })
+	}
+}
+
+func catalogLookupInDatabase(t *testing.T, encoding string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dsn := pgtest.DSN(t)
 	admin := openDB(t, stdDriver, dsn)
-	name := fmt.Sprintf("pgc_latin1_%d", os.Getpid())
+	name := fmt.Sprintf("pgc_%s_%d", strings.ToLower(encoding), os.Getpid())
 	mustExec(t, admin, "drop database if exists "+name+" with (force)")
-	mustExec(t, admin, "create database "+name+" encoding 'LATIN1' template template0 lc_collate 'C' lc_ctype 'C'")
+	mustExec(t, admin, "create database "+name+" encoding '"+encoding+"' template template0 lc_collate 'C' lc_ctype 'C'")
 	t.Cleanup(func() {
 		if _, err := admin.ExecContext(context.Background(), "drop database if exists "+name+" with (force)"); err != nil {
 			t.Error(err)
@@ -271,13 +279,21 @@ func TestCatalogLookupLatin1Database(t *testing.T) {
 	})
 	latinDSN := withParams(t, dsn, "dbname", name)
 	long := strings.Repeat("é", 40)
-	setup := openDB(t, stdDriver, withParams(t, latinDSN, "client_encoding", "UTF8"))
+	// A SQL_ASCII database cuts the 80-byte name inside a character, which
+	// a UTF8 client cannot even be told about (the server fails converting
+	// its own notice): there, the client encoding is SQL_ASCII throughout.
+	clients := []string{encoding, "UTF8"}
+	setupDSN := withParams(t, latinDSN, "client_encoding", "UTF8")
+	if encoding == "SQL_ASCII" {
+		clients, setupDSN = clients[:1], latinDSN
+	}
+	setup := openDB(t, stdDriver, setupDSN)
 	mustExec(t, setup, fmt.Sprintf(`create extension hstore;
 		create table "tarifs_été" (id int, "prix_été" numeric(12,2), "%s" numeric(12,2), plain numeric(12,2), h hstore);
 		insert into "tarifs_été" select i, 3.50, 4.50, 5.50, 'k=>v' from generate_series(1, 5) i`, long))
 	setup.Close()
 
-	for _, enc := range []string{"LATIN1", "UTF8"} {
+	for _, enc := range clients {
 		connDSN := latinDSN
 		if enc == "UTF8" {
 			connDSN = withParams(t, latinDSN, "client_encoding", "UTF8")
@@ -289,7 +305,7 @@ func TestCatalogLookupLatin1Database(t *testing.T) {
 		if err := std.QueryRowContext(ctx, "select current_setting('client_encoding') || ' ' || current_setting('server_encoding')").Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		if want := enc + " LATIN1"; got != want {
+		if want := enc + " " + encoding; got != want {
 			t.Fatalf("client and server encoding %q, want %q", got, want)
 		}
 		want := readAll(t, std, query, nil, targets)
@@ -306,7 +322,8 @@ func TestCatalogLookupLatin1Database(t *testing.T) {
 			{`"tarifs_été"."` + long + `"`, two},
 			{`public."tarifs_été".prix_été, plain`, fiveSame},
 			// 名前 cannot be converted to LATIN1; the lookup is repeated
-			// without the non-ASCII entries, and plain still applies.
+			// without the non-ASCII entries, and plain still applies. In
+			// SQL_ASCII it is just bytes, and matches no column.
 			{"名前, plain", two},
 			{"t.名前, plain", two},
 		} {

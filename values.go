@@ -43,10 +43,13 @@ type numEntry struct {
 	pgExp     int32
 	pgInt     int64
 
+	//lint:ignore U1000 used by the Go 1.27 direct routes (scan_go127.go)
 	ext atomic.Pointer[numExt]
 }
 
 // numExt holds lazily built values of an entry; see numEntry.
+//
+//lint:ignore U1000 used by the Go 1.27 direct routes (scan_go127.go)
 type numExt struct {
 	shop any // a shopspring decimal.Decimal, or nil when its Scan rejects the text
 }
@@ -143,14 +146,9 @@ func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e
 	return e, true
 }
 
-// numericValue returns the driver value for one numeric text: the same string
-// pgx stdlib returns, pre-boxed when the text is cached.
-func numericValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
-	return numericValueIn(numericTable, raw, c)
-}
-
-// numericValueIn is numericValue with the table as a parameter, for tests
-// that must not disturb the process-wide one.
+// numericValueIn returns the driver value for one numeric text read through
+// table t: the same string pgx stdlib returns, pre-boxed when the text is
+// cached. Rows use lookupNumericRaw; tests use this with tables of their own.
 func numericValueIn(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	if e, reused := lookupNumericRaw(t, raw, c); e != nil {
 		return e.value, reused
@@ -201,13 +199,7 @@ func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *h
 	return e, true
 }
 
-// hstoreValue is numericValue for hstore texts.
-func hstoreValue(raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
-	return hstoreValueIn(hstoreTable, raw, c)
-}
-
-// hstoreValueIn is hstoreValue with the table as a parameter, for tests that
-// must not disturb the process-wide one.
+// hstoreValueIn is numericValueIn for hstore texts.
 func hstoreValueIn(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	if e, reused := lookupHstoreRaw(t, raw, c); e != nil {
 		return e.value, reused
