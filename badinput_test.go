@@ -22,6 +22,14 @@ import (
 // badOptions is every pgcache DSN option with malformed values, and keys
 // that look like pgcache's but are not.
 var badOptions = []struct{ key, value string }{
+	{"pgcache_types", "txt"},
+	{"pgcache_types", "text,"},
+	{"pgcache_types", ",text"},
+	{"pgcache_types", "text,,date"},
+	{"pgcache_types", "numeric"},
+	{"pgcache_types", "hstore"},
+	{"pgcache_types", "all;drop"},
+	{"pgcache_types", "int 8"},
 	{"pgcache", ""},
 	{"pgcache", " "},
 	{"pgcache", "maybe"},
