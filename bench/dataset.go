@@ -179,6 +179,15 @@ func DataSets() []DataSet {
 			gen:    genOrderLines,
 		},
 		{
+			Name:    "distinct-keys",
+			Table:   "bench_distinct_keys",
+			Kind:    Lines,
+			Columns: []Column{{"id", "int8"}, {"ref", "int8"}, {"code", "text"}, {"tag", "varchar(8)"}},
+			Rows:    250_000,
+			Models:  "worst case for pgcache_types: random int8 keys and random 8-character codes that (all but surely) never repeat",
+			gen:     genDistinctKeys,
+		},
+		{
 			Name:    "hstore-distinct",
 			Table:   "bench_hstore_distinct",
 			Kind:    Hstore,
@@ -456,6 +465,41 @@ func genOrderLines(r *rand.Rand, rows int) iter.Seq[[]string] {
 				if !yield(row) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// genDistinctKeys yields random, never repeating int8 keys and short texts.
+func genDistinctKeys(r *rand.Rand, rows int) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		seen := make(map[uint64]bool, 4*rows)
+		unique := func() uint64 {
+			for {
+				if v := r.Uint64() >> 1; !seen[v] {
+					seen[v] = true
+					return v
+				}
+			}
+		}
+		const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		code := func() string { // 36^8 codes: a repeat among 500k is unlikely, not impossible
+			v := unique()
+			b := make([]byte, 8)
+			for i := range b {
+				b[i] = letters[v%uint64(len(letters))]
+				v /= uint64(len(letters))
+			}
+			return string(b)
+		}
+		row := make([]string, 4)
+		for range rows {
+			row[0] = strconv.FormatUint(unique(), 10)
+			row[1] = strconv.FormatUint(unique(), 10)
+			row[2] = code()
+			row[3] = code()
+			if !yield(row) {
+				return
 			}
 		}
 	}
