@@ -316,38 +316,13 @@ func TestDirectRouteAllocs(t *testing.T) {
 	needHstore(t)
 	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "all"))
 	pc.SetMaxOpenConns(1)
-	measure := func(t *testing.T, query string, dest any) float64 {
-		t.Helper()
-		r, err := pc.Query(query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		dests := []any{dest}
-		for i := 0; i < 10; i++ { // miss, admission, then hits
-			if !r.Next() {
-				t.Fatal("too few rows")
-			}
-			if err := r.Scan(dests...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return testing.AllocsPerRun(2000, func() {
-			if !r.Next() {
-				t.Fatal("too few rows")
-			}
-			if err := r.Scan(dests...); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	if base := measure(t, "select true from generate_series(1, 5000)", new(bool)); base != 0 {
+	if base := allocsPerRow(t, pc, "select true from generate_series(1, 5000)", new(bool)); base != 0 {
 		t.Fatalf("baseline: %v allocations per row reading a bool; the routes below assume 0", base)
 	}
 	for _, r := range directRoutes {
 		t.Run(r.name, func(t *testing.T) {
 			pgcache.ResetCache()
-			if got := measure(t, r.query, r.dest); got != r.allocs {
+			if got := allocsPerRow(t, pc, r.query, r.dest); got != r.allocs {
 				t.Errorf("%v allocations per row on a hit, want %v", got, r.allocs)
 			}
 		})

@@ -27,34 +27,44 @@ import (
 // for a nil pointer of a type it knows, so that the caller falls back to
 // stdlib's behaviour and its errors.
 
-// scanInto fills dest from a numeric entry.
-func (e *numEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+// scanText fills the destinations of a cached text: *string, *sql.NullString
+// and *any get the shared string (value is it, boxed), *sql.RawBytes a copy in
+// the buffer database/sql keeps for it per *sql.Rows, which only ConvertAssign
+// can reach (the boxed string spares the conversion its copy and box).
+func scanText(scanCtx sqldriver.ScanContext, text string, value sqldriver.Value, dest any) (done bool, err error) {
 	switch d := dest.(type) {
 	case *string:
 		if d != nil {
-			*d = e.text
+			*d = text
 			return true, nil
 		}
 	case *any:
 		if d != nil {
-			*d = e.value // already boxed: no allocation
+			*d = value // already boxed: no allocation
 			return true, nil
 		}
 	case *sql.NullString:
 		if d != nil {
-			*d = sql.NullString{String: e.text, Valid: true}
+			*d = sql.NullString{String: text, Valid: true}
 			return true, nil
 		}
+	case *sql.RawBytes:
+		return true, sql.ConvertAssign(scanCtx, dest, value)
+	}
+	return false, nil
+}
+
+// scanInto fills dest from a numeric entry.
+func (e *numEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+	if done, err := scanText(scanCtx, e.text, e.value, dest); done {
+		return true, err
+	}
+	switch d := dest.(type) {
 	case *[]byte:
 		if d != nil {
 			*d = []byte(e.text) // the caller owns it: a fresh copy, as database/sql makes
 			return true, nil
 		}
-	case *sql.RawBytes:
-		// database/sql appends the text to a buffer it owns per *sql.Rows;
-		// only ConvertAssign can reach that buffer. The boxed string spares the
-		// copy and the box.
-		return true, sql.ConvertAssign(scanCtx, dest, e.value)
 	case *float64:
 		if d != nil && e.f64OK {
 			*d = e.f64
@@ -196,24 +206,10 @@ func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 
 // scanInto fills dest from an hstore entry.
 func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+	if done, err := scanText(scanCtx, e.text, e.value, dest); done {
+		return true, err
+	}
 	switch d := dest.(type) {
-	case *string:
-		if d != nil {
-			*d = e.text
-			return true, nil
-		}
-	case *any:
-		if d != nil {
-			*d = e.value
-			return true, nil
-		}
-	case *sql.NullString:
-		if d != nil {
-			*d = sql.NullString{String: e.text, Valid: true}
-			return true, nil
-		}
-	case *sql.RawBytes:
-		return true, sql.ConvertAssign(scanCtx, dest, e.value)
 	case *Hstore:
 		if d != nil {
 			d.h = e.hs
@@ -276,18 +272,7 @@ func (e *valEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool,
 	}
 	switch v := e.value.(type) {
 	case string:
-		switch d := dest.(type) {
-		case *string:
-			if d != nil {
-				*d = v
-				return true, nil
-			}
-		case *sql.NullString:
-			if d != nil {
-				*d = sql.NullString{String: v, Valid: true}
-				return true, nil
-			}
-		}
+		return scanText(scanCtx, v, e.value, dest)
 	case int64:
 		switch d := dest.(type) {
 		case *int64:
