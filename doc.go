@@ -36,11 +36,18 @@
 //
 // # Options
 //
-// Two DSN options, removed before the DSN reaches pgx:
+// Three DSN options, removed before the DSN reaches pgx:
 //
 //	pgcache=off                          no cache on this connection
 //	pgcache_disable=note_total,public.orders.discount
 //	                                     these columns bypass the cache
+//	pgcache_types=bpchar,enum,date,int8  also cache these column types (or: all)
+//
+// pgcache_types extends the cache to short, repeating columns of other types:
+// text kinds (text, varchar, char(n), name, enums, uuid) and binary
+// fixed-size ones (int2/4/8, float8, date, timestamp, timestamptz). Each kind
+// group has a table of its own, made on first use; the driver values are the
+// ones pgx stdlib produces, boxed once.
 //
 // # Reaching pgx
 //
