@@ -102,9 +102,6 @@ func (tt *typeTables) record(counts *[numTables]cache.Counts) {
 // typeColumn decides whether a result column of another type than numeric and
 // hstore goes through a type table under the kinds in set, and which.
 func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) (kind columnKind, tab tableID) {
-	if set == 0 {
-		return kindPlain, 0
-	}
 	if fd.Format == pgx.TextFormatCode {
 		var k driver.TypeKind
 		switch fd.DataTypeOID {
@@ -163,33 +160,25 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 // column's stdlib conversion, run once at admission.
 func lookupTextRaw(tt *typeTables, raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
 	if key, ok := cache.Pack(raw); ok {
-		return lookupValue(tt.text, key, raw, conv, &counts[tabText])
+		return sightShort(tt.text, key, raw, &counts[tabText], func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
 	}
 	c := &counts[tabLongText]
 	if len(raw) <= cache.MaxShortKey || len(raw) > MaxTextKey {
 		c.Bypasses++
 		return nil, false
 	}
-	t := tt.longText
-	h := t.Hash(raw)
-	if e, ok := t.Get(h, raw); ok {
-		c.Hits++
-		return e, true
-	}
-	if !t.Sight(h) {
-		c.Misses++
-		return nil, false
-	}
-	v, err := conv(raw)
-	s, isString := v.(string)
-	if err != nil || !isString {
-		c.Bypasses++
-		return nil, false
-	}
-	e := &valEntry{value: v}
-	t.Put(h, s, e)
-	c.Admissions++
-	return e, true
+	return sightLong(tt.longText, raw, c, func(raw []byte) (*valEntry, string) {
+		// The table keeps the entry's own string rather than a second copy.
+		e := buildValEntry(raw, conv)
+		if e == nil {
+			return nil, ""
+		}
+		s, ok := e.value.(string)
+		if !ok {
+			return nil, ""
+		}
+		return e, s
+	})
 }
 
 // lookupFixedRaw is lookupTextRaw for fixed-size binary values, keyed by
@@ -200,27 +189,15 @@ func lookupFixedRaw(t *cache.Short[*valEntry], raw []byte, conv func([]byte) (sq
 		c.Bypasses++
 		return nil, false
 	}
-	return lookupValue(t, key, raw, conv, c)
+	return sightShort(t, key, raw, c, func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
 }
 
-// lookupValue is the packed-key lookup, sighting and admission shared by the
-// type tables.
-func lookupValue(t *cache.Short[*valEntry], key uint64, raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (*valEntry, bool) {
-	if e, ok := t.Get(key); ok {
-		c.Hits++
-		return e, true
-	}
-	if !t.Sight(key) {
-		c.Misses++
-		return nil, false
-	}
+// buildValEntry boxes stdlib's driver value for raw, or returns nil when the
+// conversion fails (the caller then reports stdlib's error on every read).
+func buildValEntry(raw []byte, conv func([]byte) (sqldriver.Value, error)) *valEntry {
 	v, err := conv(raw)
 	if err != nil {
-		c.Bypasses++
-		return nil, false
+		return nil
 	}
-	e := &valEntry{value: v}
-	t.Put(key, e)
-	c.Admissions++
-	return e, true
+	return &valEntry{value: v}
 }

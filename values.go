@@ -115,17 +115,13 @@ var (
 	hstoreTable  = cache.NewLong[*hsEntry](MaxHstoreText)
 )
 
-// lookupNumericRaw records one sighting of a numeric text and returns its
-// entry: found (a hit) or just admitted, with reused true; nil when the text
-// is too long to key, was seen for the first time in its slot, or does not
-// decode (which the server never sends). The caller then uses the text
-// itself, exactly as stdlib does.
-func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e *numEntry, reused bool) {
-	key, ok := cache.Pack(raw)
-	if !ok {
-		c.Bypasses++
-		return nil, false
-	}
+// sightShort is the read path every packed-key table shares. A hit returns
+// the entry, with reused true. A miss records a sighting; on the second
+// sighting in a row in its slot, build makes the entry from the text and it
+// is published — unless build returns nil (the text does not decode, which
+// the server never sends), a bypass. build runs only on admission. The
+// caller, given nil, uses the text itself, exactly as stdlib does.
+func sightShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) *E) (e *E, reused bool) {
 	if e, ok := t.Get(key); ok {
 		c.Hits++
 		return e, true
@@ -134,16 +130,58 @@ func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e
 		c.Misses++
 		return nil, false
 	}
-	s := string(raw)
-	n, err := decode.ParseNumeric(s)
-	if err != nil {
+	if e = build(raw); e == nil {
 		c.Bypasses++
 		return nil, false
 	}
-	e = newNumEntry(s, n)
 	t.Put(key, e)
 	c.Admissions++
 	return e, true
+}
+
+// sightLong is sightShort for the hashed tables: raw (at most t.MaxText()
+// bytes, not empty) is keyed by its hash and a hit needs the same bytes.
+// build returns the entry and the text the table keeps, which may share the
+// entry's own copy.
+func sightLong[E any](t *cache.Long[*E], raw []byte, c *cache.Counts, build func(raw []byte) (*E, string)) (e *E, reused bool) {
+	h := t.Hash(raw)
+	if e, ok := t.Get(h, raw); ok {
+		c.Hits++
+		return e, true
+	}
+	if !t.Sight(h) {
+		c.Misses++
+		return nil, false
+	}
+	e, text := build(raw)
+	if e == nil {
+		c.Bypasses++
+		return nil, false
+	}
+	t.Put(h, text, e)
+	c.Admissions++
+	return e, true
+}
+
+// lookupNumericRaw records one sighting of a numeric text (see sightShort);
+// texts too long to pack bypass the table.
+func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e *numEntry, reused bool) {
+	key, ok := cache.Pack(raw)
+	if !ok {
+		c.Bypasses++
+		return nil, false
+	}
+	return sightShort(t, key, raw, c, buildNumEntry)
+}
+
+// buildNumEntry decodes a numeric text into its entry, or returns nil.
+func buildNumEntry(raw []byte) *numEntry {
+	s := string(raw)
+	n, err := decode.ParseNumeric(s)
+	if err != nil {
+		return nil
+	}
+	return newNumEntry(s, n)
 }
 
 // numericValueIn returns the driver value for one numeric text read through
@@ -178,25 +216,17 @@ func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *h
 		c.Bypasses++
 		return nil, false
 	}
-	h := t.Hash(raw)
-	if e, ok := t.Get(h, raw); ok {
-		c.Hits++
-		return e, true
-	}
-	if !t.Sight(h) {
-		c.Misses++
-		return nil, false
-	}
+	return sightLong(t, raw, c, buildHsEntry)
+}
+
+// buildHsEntry parses an hstore text into its entry, or returns nil.
+func buildHsEntry(raw []byte) (*hsEntry, string) {
 	s := string(raw)
 	hs, err := decode.ParseHstore(s)
 	if err != nil {
-		c.Bypasses++
-		return nil, false
+		return nil, ""
 	}
-	e = &hsEntry{value: s, text: s, hs: hs}
-	t.Put(h, s, e)
-	c.Admissions++
-	return e, true
+	return &hsEntry{value: s, text: s, hs: hs}, s
 }
 
 // hstoreValueIn is numericValueIn for hstore texts.
