@@ -13,7 +13,7 @@ import (
 
 // heapGrowthLimit bounds how much the live heap may grow while a result of
 // all-distinct values streams. The tables' own worst case is well under it
-// for numeric (520 KiB), and the hstore texts here are short.
+// for numeric (776 KiB), and the hstore texts here are short.
 const heapGrowthLimit = 8 << 20
 
 // TestHeapFlatStreaming streams heapRows rows of all-distinct numeric and
