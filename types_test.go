@@ -3,6 +3,7 @@ package pgcache_test
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ var typeCases = []typeCase{
 func TestTypesDifferential(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	mustExec(t, openDB(t, stdDriver, dsn), "do $$ begin create type pgcache_mood as enum ('sad', 'ok', 'happy'); exception when duplicate_object then null; end $$")
-	cases := append(typeCases, typeCase{"enum", twice("'ok'::pgcache_mood", "'happy'::pgcache_mood", "NULL::pgcache_mood"),
+	cases := append(slices.Clip(typeCases), typeCase{"enum", twice("'ok'::pgcache_mood", "'happy'::pgcache_mood", "NULL::pgcache_mood"),
 		[]target{tString, tAny, tNullString}})
 	for _, mode := range execModes {
 		for _, tz := range []string{"UTC", "America/New_York"} {
