@@ -223,11 +223,7 @@ func (c *connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 		sc.Close()
 		return nil, err
 	}
-	var types driver.TypeSet
-	if c.opts.Cache {
-		types = c.opts.Types
-	}
-	return &Conn{std: sc, conn: pc, setup: setup, types: types}, nil
+	return &Conn{std: sc, conn: pc, setup: setup}, nil
 }
 
 func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, error) {
@@ -267,7 +263,6 @@ type Conn struct {
 	std   *stdlib.Conn
 	conn  *pgx.Conn
 	setup *driver.Setup
-	types driver.TypeSet // pgcache_types, or none when the cache is off
 }
 
 // Conn returns the *pgx.Conn this connection uses: the very one, not a copy.

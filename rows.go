@@ -146,10 +146,12 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			col.kind, col.tab = kindHstore, tabHstore
 		default:
 			col.value = plainValueFunc(m, fd)
-			if c.types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
+			// pgcache_types; Cached is false for every column when pgcache=off.
+			types := c.setup.Options.Types
+			if types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
 				continue
 			}
-			col.kind, col.tab = typeColumn(m, fd, c.types)
+			col.kind, col.tab = typeColumn(m, fd, types)
 			switch col.kind {
 			case kindPlain:
 				continue
