@@ -26,10 +26,16 @@ type Rows struct {
 	cols  []column
 	names []string
 
-	// cached lists the columns that go through the cache; cells holds, for
-	// each column, the current row's cache entry (see advance).
-	cached []int
-	cells  []cell
+	// cached holds the state of the columns that go through the cache, in
+	// a dense array of its own for advance's per-row loop; each such column
+	// keeps the current row's cache entry in its cell.
+	cached []cachedColumn
+
+	// skipping counts the cached columns in a back-off (reuse.skip > 0).
+	// When that is all of them, advance takes the rows until the first of
+	// them ends its skip, skipRows, in bulk (see skipAll).
+	skipping int
+	skipRows int32
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -56,12 +62,27 @@ const (
 	kindFixed                     // a pgcache_types fixed-size binary kind through its type table
 )
 
+// column is one result column.
 type column struct {
 	kind  columnKind
+	cell  cell                                      // cached kinds: the current row's entry
 	value func(src []byte) (sqldriver.Value, error) // stdlib's conversion; all kinds but numeric and hstore
-	reuse reuseTracker                              // cached kinds only
-	tab   tableID                                   // cached kinds: where its counts go
 	fixed *cache.Short[*valEntry]                   // kindFixed: its type table
+}
+
+// cachedColumn is what advance keeps for a column that goes through the
+// cache, in a dense array apart from column so that its loops stay short.
+type cachedColumn struct {
+	col   int32 // index in Rows.cols and in the row's raw values
+	kind  columnKind
+	tab   tableID // where its counts go
+	set   bool    // the column's cell may hold an entry
+	reuse reuseTracker
+
+	// Values (not NULL) skipped in back-offs, counted as bypasses when the
+	// result set is closed; long are those of them that are text-kind texts
+	// the packed table does not take, which the hashed table counts.
+	skipped, long uint64
 }
 
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
@@ -70,10 +91,12 @@ type column struct {
 // BenchmarkScanConcurrent before this existed: a fifth more client CPU than
 // pgcache=off with two readers). So each cached column of a result set
 // watches its own values in windows of probeWindow lookups: a window with no
-// hit and no admission means the column is not repeating, and its next values
-// bypass the cache without touching it — skipFirst values, then twice as many
-// after each further window without reuse, up to skipMax — before it probes
-// again.
+// hit and no admission means the column is not repeating, and its values in
+// the next rows bypass the cache without touching it — skipFirst rows, then
+// twice as many after each further window without reuse, up to skipMax —
+// before it probes again. (Windows count lookups, skips count rows, NULL or
+// not, so that when every cached column of a result set is in a back-off,
+// advance can pass whole rows at once.)
 //
 // The window is longer than the table has slots on purpose. A value is
 // admitted when it comes back, so a column cycling through P distinct values
@@ -82,20 +105,32 @@ type column struct {
 // window did: a column of 1000 repeating prices got 61% hits instead of 98%).
 // With this window, a column that repeats with any period up to the table
 // size never skips; an all-distinct column pays the window once per result
-// set, then consults the cache for at most one value in 1+skipMax/probeWindow.
+// set.
+//
+// Once a column has backed off, the probes that follow a skip are short
+// (reprobeWindow): they are there to notice a column that has started
+// repeating, not to measure a long period again, and on an all-distinct
+// column they were the larger part of its lookups (two full windows of a
+// 200k-row result set are 5% of its values, each lookup a miss with an
+// atomic store). A short probe that finds reuse ends the back-off, and the
+// column is watched in full windows again. The price: a column that turns,
+// mid-result-set, from all-distinct to a period longer than reprobeWindow
+// stays in its back-off to the end of the result set, its values read as
+// with pgcache=off.
 const (
-	probeWindow = cache.Slots + cache.Slots/4
-	skipFirst   = 8 * probeWindow
-	skipMax     = 64 * probeWindow
+	probeWindow   = cache.Slots + cache.Slots/4
+	reprobeWindow = probeWindow / 8
+	skipFirst     = 8 * probeWindow
+	skipMax       = 64 * probeWindow
 )
 
 // reuseTracker is one column's state; it lives in its Rows and needs no
 // synchronisation.
 type reuseTracker struct {
-	skip   int32 // values still to bypass
+	skip   int32 // rows still to bypass
 	seen   int32 // values looked up in the current window
 	reused int32 // hits and admissions in the current window
-	next   int32 // length of the next skip, 0 meaning skipFirst
+	next   int32 // length of the next skip, 0 meaning skipFirst (not backing off)
 }
 
 // skipping reports whether the next value should bypass the cache, counting
@@ -114,7 +149,11 @@ func (t *reuseTracker) observe(reused bool) {
 	if reused {
 		t.reused++
 	}
-	if t.seen < probeWindow {
+	window := int32(probeWindow)
+	if t.next != 0 {
+		window = reprobeWindow
+	}
+	if t.seen < window {
 		return
 	}
 	if t.reused == 0 {
@@ -137,13 +176,14 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 	for i := range fields {
 		fd := &fields[i]
 		col := &r.cols[i]
+		var tab tableID
 		switch {
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			col.kind, col.tab = kindNumeric, tabNumeric
+			col.kind, tab = kindNumeric, tabNumeric
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			col.kind, col.tab = kindHstore, tabHstore
+			col.kind, tab = kindHstore, tabHstore
 		default:
 			col.value = plainValueFunc(m, fd)
 			// pgcache_types; Cached is false for every column when pgcache=off.
@@ -151,21 +191,18 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			if types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
 				continue
 			}
-			col.kind, col.tab = typeColumn(m, fd, types)
+			col.kind, tab = typeColumn(m, fd, types)
 			switch col.kind {
 			case kindPlain:
 				continue
 			case kindFixed:
 				r.tt = getTypeTables()
-				col.fixed = r.tt.fixed[col.tab]
+				col.fixed = r.tt.fixed[tab]
 			case kindText:
 				r.tt = getTypeTables()
 			}
 		}
-		r.cached = append(r.cached, i)
-	}
-	if len(r.cached) > 0 {
-		r.cells = make([]cell, len(fields))
+		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab})
 	}
 	return r
 }
@@ -194,6 +231,9 @@ func (r *Rows) publish() {
 		return
 	}
 	r.published = true
+	for k := range r.cached {
+		r.cached[k].flushSkip(&r.counts)
+	}
 	if r.counts[tabNumeric] != (cache.Counts{}) {
 		numericTable.Record(r.counts[tabNumeric])
 	}
@@ -209,7 +249,7 @@ func (r *Rows) publish() {
 // value in it, whether or not the row is then scanned, and however often:
 // Next (Go 1.26) and NextRow (Go 1.27's driver.RowsColumnScanner) both come
 // here, so admission and the reuse back-off see the same stream of values
-// under either. It keeps each cached column's entry for the row in r.cells.
+// under either. It keeps each cached column's entry for the row in its cell.
 func (r *Rows) advance() error {
 	more := r.pendingMore
 	if r.pending {
@@ -227,40 +267,111 @@ func (r *Rows) advance() error {
 		return nil
 	}
 	raws := r.rows.RawValues()
-	for _, i := range r.cached {
-		cell := &r.cells[i]
-		*cell = cell0
-		raw := raws[i]
-		if raw == nil {
-			continue
+	if r.skipRows == 0 && r.skipping == len(r.cached) {
+		r.skipAll()
+	}
+	if r.skipRows > 0 {
+		// Every cached column is in a back-off: only the bypasses are
+		// counted, with a few instructions per value.
+		r.skipRows--
+		cached := r.cached
+		for k := range cached {
+			cc := &cached[k]
+			if raw := raws[cc.col]; raw != nil {
+				cc.skipped++
+				if cc.kind == kindText && !packable(raw) {
+					cc.long++
+				}
+			}
 		}
-		col := &r.cols[i]
-		if col.reuse.skipping() {
-			if col.kind == kindText && len(raw) > cache.MaxShortKey {
-				r.counts[tabLongText].Bypasses++
-			} else {
-				r.counts[col.tab].Bypasses++
+		return nil
+	}
+	cols, cached := r.cols, r.cached
+	for k := range cached {
+		cc := &cached[k]
+		raw := raws[cc.col]
+		if cc.reuse.skip > 0 || raw == nil {
+			// NULLs and columns in a back-off. The cell is emptied only when
+			// it may hold an entry: a pointer store costs a write barrier
+			// while the GC runs.
+			if cc.set {
+				cols[cc.col].cell = cell{}
+				cc.set = false
+			}
+			if cc.reuse.skip > 0 {
+				if cc.reuse.skip--; cc.reuse.skip == 0 {
+					r.skipping--
+				}
+				if raw != nil {
+					cc.skipped++
+					if cc.kind == kindText && !packable(raw) {
+						cc.long++
+					}
+				}
 			}
 			continue
 		}
-		var reused bool
-		switch col.kind {
-		case kindNumeric:
-			cell.num, reused = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric])
-		case kindHstore:
-			cell.hs, reused = lookupHstoreRaw(hstoreTable, raw, &r.counts[tabHstore])
-		case kindText:
-			cell.val, reused = lookupTextRaw(r.tt, raw, col.value, &r.counts)
-		case kindFixed:
-			cell.val, reused = lookupFixedRaw(col.fixed, raw, col.value, &r.counts[col.tab])
-		}
-		col.reuse.observe(reused)
+		r.lookup(cc, &cols[cc.col], raw)
 	}
 	return nil
 }
 
-// cell0 is an empty cell.
-var cell0 cell
+// skipAll starts a bulk skip: all cached columns are in a back-off, and for
+// the rows until the shortest of their skips ends, advance only counts
+// bypasses. The columns' skips are shortened by as many rows, and their
+// cells, which may hold the previous row's entries, emptied.
+func (r *Rows) skipAll() {
+	n := r.cached[0].reuse.skip
+	for k := range r.cached {
+		n = min(n, r.cached[k].reuse.skip)
+	}
+	for k := range r.cached {
+		cc := &r.cached[k]
+		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
+			r.skipping--
+		}
+		if cc.set {
+			r.cols[cc.col].cell = cell{}
+			cc.set = false
+		}
+	}
+	r.skipRows = n
+}
+
+// lookup records one sighting of a cached column's value (not NULL, not
+// skipped) and keeps its entry, if any, in the column's cell. It is apart
+// from advance's loop so that the loop's skip path keeps its registers.
+func (r *Rows) lookup(cc *cachedColumn, col *column, raw []byte) {
+	// Each lookup overwrites the one field of the cell its kind uses.
+	var reused bool
+	switch cc.kind {
+	case kindNumeric:
+		col.cell.num, reused = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric])
+	case kindHstore:
+		col.cell.hs, reused = lookupHstoreRaw(hstoreTable, raw, &r.counts[tabHstore])
+	case kindText:
+		col.cell.val, reused = lookupTextRaw(r.tt, raw, col.value, &r.counts)
+	case kindFixed:
+		col.cell.val, reused = lookupFixedRaw(col.fixed, raw, col.value, &r.counts[cc.tab])
+	}
+	cc.set = true
+	if cc.reuse.observe(reused); cc.reuse.skip > 0 {
+		r.skipping++ // the window closed without reuse
+	}
+}
+
+// packable reports whether a text-kind value goes to the packed text table
+// (1 to 8 bytes) rather than the hashed one's counts, as lookupTextRaw
+// sorts them.
+func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
+
+// flushSkip counts the values cc has skipped as bypasses: of its own table,
+// or of the hashed text table for the text-kind texts that belong there.
+func (cc *cachedColumn) flushSkip(counts *[numTables]cache.Counts) {
+	counts[cc.tab].Bypasses += cc.skipped - cc.long
+	counts[tabLongText].Bypasses += cc.long
+	cc.skipped, cc.long = 0, 0
+}
 
 // cell is a cached column's entry for the current row: nil when the value is
 // NULL, bypassed the cache or was not found in it.
@@ -296,17 +407,17 @@ func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
 	col := &r.cols[i]
 	switch col.kind {
 	case kindNumeric:
-		if e := r.cells[i].num; e != nil {
+		if e := col.cell.num; e != nil {
 			return e.value, nil
 		}
 		return string(raw), nil
 	case kindHstore:
-		if e := r.cells[i].hs; e != nil {
+		if e := col.cell.hs; e != nil {
 			return e.value, nil
 		}
 		return string(raw), nil
 	case kindText, kindFixed:
-		if e := r.cells[i].val; e != nil {
+		if e := col.cell.val; e != nil {
 			return e.value, nil
 		}
 	}

@@ -40,13 +40,13 @@ var (
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
 	switch r.cols[index].kind {
 	case kindNumeric:
-		if e := r.cells[index].num; e != nil {
+		if e := r.cols[index].cell.num; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
 				return err
 			}
 		}
 	case kindHstore:
-		if e := r.cells[index].hs; e != nil {
+		if e := r.cols[index].cell.hs; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
 				return err
 			}
@@ -54,7 +54,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 			return err
 		}
 	case kindText, kindFixed:
-		if e := r.cells[index].val; e != nil {
+		if e := r.cols[index].cell.val; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
 				return err
 			}

@@ -109,6 +109,27 @@ func TestReuseTracker(t *testing.T) {
 		}
 	})
 
+	t.Run("probes after a skip are short", func(t *testing.T) {
+		var tr reuseTracker
+		never := func(int) bool { return false }
+		// The first window, then the first skip.
+		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
+			t.Fatalf("first window and skip: looked up %d values, want %d", looked, probeWindow)
+		}
+		// The re-probe is reprobeWindow long, then the doubled skip begins.
+		if looked := run(&tr, reprobeWindow+2*skipFirst, never); looked != reprobeWindow {
+			t.Fatalf("re-probe and second skip: looked up %d values, want %d", looked, reprobeWindow)
+		}
+		// A re-probe that finds reuse ends the back-off: the next window is a
+		// full one again.
+		if looked := run(&tr, reprobeWindow, func(i int) bool { return i == 0 }); looked != reprobeWindow || tr.next != 0 {
+			t.Fatalf("re-probe with reuse: looked up %d, next skip %d; want %d and 0", looked, tr.next, reprobeWindow)
+		}
+		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
+			t.Fatalf("after the back-off ended: looked up %d values before skipping, want a full window of %d", looked, probeWindow)
+		}
+	})
+
 	t.Run("reuse found on a probe ends the back-off", func(t *testing.T) {
 		var tr reuseTracker
 		run(&tr, 3*probeWindow, func(int) bool { return false })

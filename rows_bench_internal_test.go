@@ -1,0 +1,127 @@
+package pgcache
+
+import (
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+// BenchmarkRowsReplay measures what pgcache itself adds per value: Rows.Next
+// (the per-row bookkeeping of advance, the lookups and the conversions) over
+// a result set read once from the server and then replayed from memory, so
+// neither the server, the socket nor database/sql is in the figures. The
+// end-to-end benchmarks in bench/ are the user-facing numbers; this one has
+// a fraction of their noise on a shared machine, which is what a change to
+// the hot path needs to be judged by (a 3% end-to-end budget is ~4 ns/value).
+func BenchmarkRowsReplay(b *testing.B) {
+	sets := []struct{ name, query string }{
+		// Random int8 keys and 8-character codes that never repeat: what the
+		// reuse back-off exists for.
+		{"distinct-keys", `SELECT hashint8extended(g, 0) AS id, hashint8extended(-g, 0) AS ref, substr(md5(g::text), 1, 8) AS code,
+			substr(md5((-g)::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
+		// The same shapes drawn from 64 values each: every read a hit.
+		{"repeating-keys", `SELECT hashint8extended(g % 64, 0) AS id, hashint8extended(-(g % 64), 0) AS ref, substr(md5((g % 64)::text), 1, 8) AS code,
+			substr(md5((-(g % 64))::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
+	}
+	modes := []struct{ name, opts string }{
+		{"off", "pgcache=off"},
+		{"default", ""},
+		{"types", "pgcache_types=all"},
+	}
+	for _, set := range sets {
+		for _, mode := range modes {
+			b.Run("data="+set.name+"/mode="+mode.name, func(b *testing.B) {
+				c, closeDB := rawConn(b, mode.opts)
+				defer closeDB()
+				rec := record(b, c, set.query)
+				dest := make([]sqldriver.Value, len(rec.fields))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					rec.pos = 0
+					r := newRows(c, rec, true)
+					for r.Next(dest) == nil {
+					}
+					r.Close()
+				}
+				values := float64(b.N) * float64(len(rec.rows)*len(rec.fields))
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/values, "ns/value")
+			})
+		}
+	}
+}
+
+// rawConn opens a pgcache connection to the test server with the given
+// options and returns the driver connection under it.
+func rawConn(b testing.TB, opts string) (*Conn, func()) {
+	b.Helper()
+	db, err := sql.Open(DriverName, pgtest.DSN(b)+" "+opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c *Conn
+	if err := conn.Raw(func(dc any) error { c = dc.(*Conn); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	return c, func() { conn.Close(); db.Close() }
+}
+
+// record runs query on c with pgcache's result formats and keeps its rows.
+func record(b testing.TB, c *Conn, query string) *replayRows {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rows, err := c.conn.Query(ctx, query, resultFormats)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	rec := &replayRows{fields: rows.FieldDescriptions()}
+	for rows.Next() {
+		var row [][]byte
+		for _, v := range rows.RawValues() {
+			if v != nil {
+				v = append([]byte{}, v...)
+			}
+			row = append(row, v)
+		}
+		rec.rows = append(rec.rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return rec
+}
+
+// replayRows is a pgx.Rows over recorded rows: only what Rows uses.
+type replayRows struct {
+	fields []pgconn.FieldDescription
+	rows   [][][]byte
+	pos    int
+}
+
+func (r *replayRows) Close()                                       {}
+func (r *replayRows) Err() error                                   { return nil }
+func (r *replayRows) CommandTag() pgconn.CommandTag                { return pgconn.CommandTag{} }
+func (r *replayRows) FieldDescriptions() []pgconn.FieldDescription { return r.fields }
+func (r *replayRows) Scan(...any) error                            { return io.ErrUnexpectedEOF }
+func (r *replayRows) Values() ([]any, error)                       { return nil, io.ErrUnexpectedEOF }
+func (r *replayRows) RawValues() [][]byte                          { return r.rows[r.pos] }
+func (r *replayRows) Conn() *pgx.Conn                              { return nil }
+func (r *replayRows) TypeMap() *pgtype.Map                         { return nil }
+func (r *replayRows) Next() bool                                   { r.pos++; return r.pos < len(r.rows) }
+
+var _ pgx.Rows = (*replayRows)(nil)
