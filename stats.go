@@ -9,9 +9,9 @@ import "github.com/pgcache/pgcache/cache"
 // counted yet. Each table's Hits + Misses + Admissions + Bypasses is the number
 // of non-NULL values read through it.
 //
-// The tables after Hstore serve the column types of the pgcache_types option;
-// they stay empty (and are not even allocated) until a connection with that
-// option reads such a column.
+// The tables after Hstore serve the column types of the pgcache_types option.
+// Each is allocated the first time a connection with that option reads a
+// column of its kind; until then it reports zeros, Slots included.
 type CacheStats struct {
 	Numeric cache.Stats
 	Hstore  cache.Stats
@@ -29,16 +29,15 @@ type CacheStats struct {
 // Stats returns the cache's counters and occupancy.
 func Stats() CacheStats {
 	s := CacheStats{Numeric: numericTable.Stats(), Hstore: hstoreTable.Stats()}
-	if tt := existingTypeTables(); tt != nil {
-		s.Text = tt.text.Stats()
-		s.LongText = tt.longText.Stats()
-		s.Int8 = tt.fixed[tabInt8].Stats()
-		s.Int4 = tt.fixed[tabInt4].Stats()
-		s.Float8 = tt.fixed[tabFloat8].Stats()
-		s.Date = tt.fixed[tabDate].Stats()
-		s.Timestamp = tt.fixed[tabTimestamp].Stats()
-		s.Timestamptz = tt.fixed[tabTimestamptz].Stats()
-	}
+	tt := &typeTabs
+	s.Text = shortStats(tt.text.Load())
+	s.LongText = longStats(tt.longText.Load())
+	s.Int8 = shortStats(tt.fixed[tabInt8].Load())
+	s.Int4 = shortStats(tt.fixed[tabInt4].Load())
+	s.Float8 = shortStats(tt.fixed[tabFloat8].Load())
+	s.Date = shortStats(tt.fixed[tabDate].Load())
+	s.Timestamp = shortStats(tt.fixed[tabTimestamp].Load())
+	s.Timestamptz = shortStats(tt.fixed[tabTimestamptz].Load())
 	return s
 }
 
@@ -48,11 +47,5 @@ func Stats() CacheStats {
 func ResetCache() {
 	numericTable.Reset()
 	hstoreTable.Reset()
-	if tt := existingTypeTables(); tt != nil {
-		tt.text.Reset()
-		tt.longText.Reset()
-		for _, id := range fixedTables {
-			tt.fixed[id].Reset()
-		}
-	}
+	typeTabs.reset()
 }

@@ -51,50 +51,98 @@ const (
 	numTables
 )
 
-// typeTables are the tables of the pgcache_types kinds. They are made when a
-// connection first asks for one of them, so processes that never set the
-// option do not carry their memory.
+// typeTables are the tables of the pgcache_types kinds. Each is made the
+// first time a column of its kind is read, so that a process carries the
+// memory of the kinds its queries have, not of all eight — and the
+// collector's work: every table is 4096 pointers that each GC cycle marks,
+// which on a small heap made a fifth of pgcache_types' cost on all-distinct
+// columns while all eight were made at once (BenchmarkRowsReplay under
+// cachegrind).
 type typeTables struct {
-	text     *cache.Short[*valEntry]
-	longText *cache.Long[*valEntry]
-	fixed    [numTables]*cache.Short[*valEntry] // indexed by the fixed-size tableIDs
+	mu       sync.Mutex // held while making a table
+	text     atomic.Pointer[cache.Short[*valEntry]]
+	longText atomic.Pointer[cache.Long[*valEntry]]
+	fixed    [numTables]atomic.Pointer[cache.Short[*valEntry]] // indexed by the fixed-size tableIDs
 }
 
-var (
-	typeTablesOnce sync.Once
-	typeTablesPtr  atomic.Pointer[typeTables] // nil until getTypeTables
-)
+// typeTabs are the process-wide type tables.
+var typeTabs typeTables
 
-// getTypeTables returns the type tables, making them on first use.
-func getTypeTables() *typeTables {
-	typeTablesOnce.Do(func() {
-		t := &typeTables{text: cache.NewShort[*valEntry](), longText: cache.NewLong[*valEntry](MaxTextKey)}
-		for _, id := range fixedTables {
-			t.fixed[id] = cache.NewShort[*valEntry]()
-		}
-		typeTablesPtr.Store(t)
-	})
-	return typeTablesPtr.Load()
+// textTables returns the tables of the text kinds, making them on first use.
+func (tt *typeTables) textTables() (*cache.Short[*valEntry], *cache.Long[*valEntry]) {
+	if short, long := tt.text.Load(), tt.longText.Load(); short != nil && long != nil {
+		return short, long
+	}
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if tt.text.Load() == nil {
+		tt.text.Store(cache.NewShort[*valEntry]())
+	}
+	if tt.longText.Load() == nil {
+		tt.longText.Store(cache.NewLong[*valEntry](MaxTextKey))
+	}
+	return tt.text.Load(), tt.longText.Load()
+}
+
+// fixedTable returns the table of a fixed-size kind, making it on first use.
+func (tt *typeTables) fixedTable(id tableID) *cache.Short[*valEntry] {
+	if t := tt.fixed[id].Load(); t != nil {
+		return t
+	}
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if tt.fixed[id].Load() == nil {
+		tt.fixed[id].Store(cache.NewShort[*valEntry]())
+	}
+	return tt.fixed[id].Load()
 }
 
 // fixedTables are the tables of fixed-size binary kinds.
 var fixedTables = []tableID{tabInt8, tabInt4, tabFloat8, tabDate, tabTimestamp, tabTimestamptz}
 
-// existingTypeTables returns the type tables if any connection has made them,
-// or nil.
-func existingTypeTables() *typeTables { return typeTablesPtr.Load() }
+// shortStats and longStats are a table's Stats, or zero for a table not
+// made yet.
+func shortStats(t *cache.Short[*valEntry]) cache.Stats {
+	if t == nil {
+		return cache.Stats{}
+	}
+	return t.Stats()
+}
 
-// record publishes a result set's counts for the type tables.
+func longStats(t *cache.Long[*valEntry]) cache.Stats {
+	if t == nil {
+		return cache.Stats{}
+	}
+	return t.Stats()
+}
+
+// reset empties the tables made so far.
+func (tt *typeTables) reset() {
+	if t := tt.text.Load(); t != nil {
+		t.Reset()
+	}
+	if t := tt.longText.Load(); t != nil {
+		t.Reset()
+	}
+	for _, id := range fixedTables {
+		if t := tt.fixed[id].Load(); t != nil {
+			t.Reset()
+		}
+	}
+}
+
+// record publishes a result set's counts for the type tables. A table with
+// counts was made by the result set that counted them.
 func (tt *typeTables) record(counts *[numTables]cache.Counts) {
 	if counts[tabText] != (cache.Counts{}) {
-		tt.text.Record(counts[tabText])
+		tt.text.Load().Record(counts[tabText])
 	}
 	if counts[tabLongText] != (cache.Counts{}) {
-		tt.longText.Record(counts[tabLongText])
+		tt.longText.Load().Record(counts[tabLongText])
 	}
 	for _, id := range fixedTables {
 		if counts[id] != (cache.Counts{}) {
-			tt.fixed[id].Record(counts[id])
+			tt.fixed[id].Load().Record(counts[id])
 		}
 	}
 }
@@ -158,16 +206,16 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 // cache.Pack, longer ones up to MaxTextKey by hash; the empty text and longer
 // ones bypass (stdlib's string("") costs nothing anyway). conv is the
 // column's stdlib conversion, run once at admission.
-func lookupTextRaw(tt *typeTables, raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
+func lookupTextRaw(short *cache.Short[*valEntry], long *cache.Long[*valEntry], raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
 	if key, ok := cache.Pack(raw); ok {
-		return sightShort(tt.text, key, raw, &counts[tabText], func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
+		return sightShort(short, key, raw, &counts[tabText], func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
 	}
 	c := &counts[tabLongText]
 	if len(raw) <= cache.MaxShortKey || len(raw) > MaxTextKey {
 		c.Bypasses++
 		return nil, false
 	}
-	return sightLong(tt.longText, raw, c, func(raw []byte) (*valEntry, string) {
+	return sightLong(long, raw, c, func(raw []byte) (*valEntry, string) {
 		// The table keeps the entry's own string rather than a second copy.
 		e := buildValEntry(raw, conv)
 		if e == nil {
