@@ -21,10 +21,13 @@ import (
 // are turned into driver values through the process-wide cache; every other
 // column is converted exactly as pgx stdlib converts it.
 type Rows struct {
-	conn  *Conn
-	rows  pgx.Rows
-	cols  []column
-	conv  []convFunc // each column's stdlib conversion
+	conn *Conn
+	rows pgx.Rows
+	cols []column
+	conv []convFunc // each column's stdlib conversion
+	// vals holds, for each cached column, the current row's cache entry's
+	// pre-boxed driver value, nil when there is none: what Next returns.
+	vals  []sqldriver.Value
 	names []string
 
 	// cached holds the state of the columns that go through the cache, in
@@ -219,6 +222,9 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		}
 		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab})
 	}
+	if len(r.cached) > 0 {
+		r.vals = make([]sqldriver.Value, len(fields))
+	}
 	return r
 }
 
@@ -301,7 +307,7 @@ func (r *Rows) advance() error {
 		}
 		return nil
 	}
-	cols, cached := r.cols, r.cached
+	cols, cached, vals := r.cols, r.cached, r.vals
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
@@ -311,6 +317,7 @@ func (r *Rows) advance() error {
 			// while the GC runs.
 			if cc.set {
 				cols[cc.col].cell = cell{}
+				vals[cc.col] = nil
 				cc.set = false
 			}
 			if cc.reuse.skip > 0 {
@@ -326,7 +333,42 @@ func (r *Rows) advance() error {
 			}
 			continue
 		}
-		r.lookup(cc, &cols[cc.col], raw)
+		// A hit in a packed-key table, the common case of a repeating
+		// column, is served here; everything else goes through sight.
+		col := &cols[cc.col]
+		switch cc.kind {
+		case kindNumeric:
+			if key, ok := cache.Pack(raw); ok {
+				if e, hit := numericTable.Get(key); hit {
+					r.counts[tabNumeric].Hits++
+					col.cell.num, vals[cc.col] = e, e.value
+					cc.set = true
+					cc.reuse.observe(true)
+					continue
+				}
+			}
+		case kindText:
+			if key, ok := cache.Pack(raw); ok {
+				if e, hit := r.text.Get(key); hit {
+					r.counts[tabText].Hits++
+					col.cell.val, vals[cc.col] = e, e.value
+					cc.set = true
+					cc.reuse.observe(true)
+					continue
+				}
+			}
+		case kindFixed:
+			if key, ok := cache.PackFixed(raw); ok {
+				if e, hit := col.fixed.Get(key); hit {
+					r.counts[cc.tab].Hits++
+					col.cell.val, vals[cc.col] = e, e.value
+					cc.set = true
+					cc.reuse.observe(true)
+					continue
+				}
+			}
+		}
+		r.sight(cc, col, raw)
 	}
 	return nil
 }
@@ -347,16 +389,18 @@ func (r *Rows) skipAll() {
 		}
 		if cc.set {
 			r.cols[cc.col].cell = cell{}
+			r.vals[cc.col] = nil
 			cc.set = false
 		}
 	}
 	r.skipRows = n
 }
 
-// lookup records one sighting of a cached column's value (not NULL, not
-// skipped) and keeps its entry, if any, in the column's cell. It is apart
-// from advance's loop so that the loop's skip path keeps its registers.
-func (r *Rows) lookup(cc *cachedColumn, col *column, raw []byte) {
+// sight records one sighting of a cached column's value (not NULL, not
+// skipped, not a hit in a packed-key table: advance serves those) and keeps
+// its entry, if any, in the column's cell: misses, admissions, bypasses and
+// the hashed tables. The lookup functions it calls look the table up again.
+func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	// Each lookup overwrites the value and the one typed field of the cell
 	// its kind uses.
 	var reused bool
@@ -386,7 +430,7 @@ func (r *Rows) lookup(cc *cachedColumn, col *column, raw []byte) {
 		}
 		col.cell.val = e
 	}
-	col.cell.value = v
+	r.vals[cc.col] = v
 	cc.set = true
 	if cc.reuse.observe(reused); cc.reuse.skip > 0 {
 		r.skipping++ // the window closed without reuse
@@ -407,14 +451,13 @@ func (cc *cachedColumn) flushSkip(counts *[numTables]cache.Counts) {
 }
 
 // cell is a cached column's entry for the current row: nil when the value is
-// NULL, bypassed the cache or was not found in it. value is the entry's
-// pre-boxed driver value (what Next returns), the typed pointer of the
-// column's kind the whole entry (what Go 1.27's direct routes scan from).
+// NULL, bypassed the cache or was not found in it. Only the field of the
+// column's kind is used; Go 1.27's direct routes scan from it, and Rows.vals
+// holds the same entry's driver value for Next.
 type cell struct {
-	value sqldriver.Value
-	num   *numEntry
-	hs    *hsEntry
-	val   *valEntry
+	num *numEntry
+	hs  *hsEntry
+	val *valEntry
 }
 
 // Next reads the next row into dest. A numeric or hstore value found in the
@@ -440,13 +483,13 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		}
 		return nil
 	}
-	cols, conv := r.cols, r.conv
+	vals, conv := r.vals, r.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			continue
 		}
-		if v := cols[i].cell.value; v != nil {
+		if v := vals[i]; v != nil {
 			dest[i] = v // a cache entry's pre-boxed value
 			continue
 		}
@@ -462,7 +505,10 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 // value is the driver value of column i of the current row, whose wire bytes
 // are raw (not nil): what pgx stdlib's Next would put in dest.
 func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
-	if v := r.cols[i].cell.value; v != nil {
+	if r.vals == nil { // no cached column
+		return r.conv[i](raw)
+	}
+	if v := r.vals[i]; v != nil {
 		return v, nil
 	}
 	return r.conv[i](raw)
