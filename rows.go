@@ -52,7 +52,8 @@ type Rows struct {
 	published bool
 
 	// The pgcache_types text tables, when this result set has a text-kind
-	// column, and whether it has any pgcache_types column.
+	// column (the hashed one once it reads a text for it), and whether it
+	// has any pgcache_types column.
 	text     *cache.Short[*valEntry]
 	longText *cache.Long[*valEntry]
 	types    bool
@@ -95,8 +96,9 @@ type cachedColumn struct {
 
 	// Values (not NULL) skipped in back-offs, counted as bypasses when the
 	// result set is closed; long are those of them that are text-kind texts
-	// the packed table does not take, which the hashed table counts.
-	skipped, long uint64
+	// the packed table does not take, which the hashed table counts. hits
+	// are the hits advance serves itself, in the column's own table.
+	skipped, long, hits uint64
 }
 
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
@@ -139,13 +141,16 @@ const (
 )
 
 // reuseTracker is one column's state; it lives in its Rows and needs no
-// synchronisation.
+// synchronisation. Make it with newReuseTracker.
 type reuseTracker struct {
 	skip   int32 // rows still to bypass
-	seen   int32 // values looked up in the current window
-	reused int32 // hits and admissions in the current window
+	left   int32 // lookups left in the current window
 	next   int32 // length of the next skip, 0 meaning skipFirst (not backing off)
+	reused bool  // the current window has had a hit or an admission
 }
+
+// newReuseTracker returns the state of a column that has not been read yet.
+func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow} }
 
 // skipping reports whether the next value should bypass the cache, counting
 // it down.
@@ -159,18 +164,18 @@ func (t *reuseTracker) skipping() bool {
 
 // observe records the outcome of one lookup and closes the window when full.
 func (t *reuseTracker) observe(reused bool) {
-	t.seen++
 	if reused {
-		t.reused++
+		t.reused = true
 	}
-	window := int32(probeWindow)
-	if t.next != 0 {
-		window = reprobeWindow
+	if t.left--; t.left <= 0 {
+		t.closeWindow()
 	}
-	if t.seen < window {
-		return
-	}
-	if t.reused == 0 {
+}
+
+// closeWindow starts a skip after a window without reuse (or ends the
+// back-off after one with reuse) and opens the next window.
+func (t *reuseTracker) closeWindow() {
+	if !t.reused {
 		if t.next == 0 {
 			t.next = skipFirst
 		}
@@ -179,7 +184,11 @@ func (t *reuseTracker) observe(reused bool) {
 	} else {
 		t.next = 0
 	}
-	t.seen, t.reused = 0, 0
+	t.reused = false
+	t.left = probeWindow
+	if t.next != 0 {
+		t.left = reprobeWindow
+	}
 }
 
 func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
@@ -213,14 +222,14 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			case kindFixed:
 				col.fixed = typeTabs.fixedTable(tab)
 			case kindText:
-				r.text, r.longText = typeTabs.textTables()
+				r.text = typeTabs.textTable()
 			}
 			r.types = true
 		}
 		if r.conv[i] == nil {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
 		}
-		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab})
+		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker()})
 	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
@@ -253,7 +262,7 @@ func (r *Rows) publish() {
 	}
 	r.published = true
 	for k := range r.cached {
-		r.cached[k].flushSkip(&r.counts)
+		r.cached[k].flush(&r.counts)
 	}
 	if r.counts[tabNumeric] != (cache.Counts{}) {
 		numericTable.Record(r.counts[tabNumeric])
@@ -334,38 +343,45 @@ func (r *Rows) advance() error {
 			continue
 		}
 		// A hit in a packed-key table, the common case of a repeating
-		// column, is served here; everything else goes through sight.
+		// column, is served here, a miss goes on to admit with its key, and
+		// everything else through sight.
 		col := &cols[cc.col]
 		switch cc.kind {
 		case kindNumeric:
 			if key, ok := cache.Pack(raw); ok {
 				if e, hit := numericTable.Get(key); hit {
-					r.counts[tabNumeric].Hits++
+					cc.hits++
 					col.cell.num, vals[cc.col] = e, e.value
 					cc.set = true
 					cc.reuse.observe(true)
 					continue
 				}
+				r.admit(cc, col, key, raw)
+				continue
 			}
 		case kindText:
 			if key, ok := cache.Pack(raw); ok {
 				if e, hit := r.text.Get(key); hit {
-					r.counts[tabText].Hits++
-					col.cell.val, vals[cc.col] = e, e.value
+					cc.hits++
+					vals[cc.col] = e.value
 					cc.set = true
 					cc.reuse.observe(true)
 					continue
 				}
+				r.admit(cc, col, key, raw)
+				continue
 			}
 		case kindFixed:
 			if key, ok := cache.PackFixed(raw); ok {
 				if e, hit := col.fixed.Get(key); hit {
-					r.counts[cc.tab].Hits++
-					col.cell.val, vals[cc.col] = e, e.value
+					cc.hits++
+					vals[cc.col] = e.value
 					cc.set = true
 					cc.reuse.observe(true)
 					continue
 				}
+				r.admit(cc, col, key, raw)
+				continue
 			}
 		}
 		r.sight(cc, col, raw)
@@ -396,10 +412,10 @@ func (r *Rows) skipAll() {
 	r.skipRows = n
 }
 
-// sight records one sighting of a cached column's value (not NULL, not
-// skipped, not a hit in a packed-key table: advance serves those) and keeps
-// its entry, if any, in the column's cell: misses, admissions, bypasses and
-// the hashed tables. The lookup functions it calls look the table up again.
+// sight records one sighting of a cached column's value that advance could
+// not key itself — hstore and text-kind texts for the hashed tables, and
+// texts that do not pack — and keeps its entry, if any, in the column's
+// cell. (Packed keys go through advance's own lookup, then admit.)
 func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	// Each lookup overwrites the value and the one typed field of the cell
 	// its kind uses.
@@ -421,6 +437,9 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	case kindText, kindFixed:
 		var e *valEntry
 		if cc.kind == kindText {
+			if r.longText == nil && len(raw) > cache.MaxShortKey && len(raw) <= MaxTextKey {
+				r.longText = typeTabs.longTable()
+			}
 			e, reused = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
 		} else {
 			e, reused = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
@@ -428,8 +447,38 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 		if e != nil {
 			v = e.value
 		}
-		col.cell.val = e
 	}
+	r.keep(cc, v, reused)
+}
+
+// admit is sight for a value of a packed-key kind whose key advance has
+// looked up and not found: its sighting, and its admission on a second one.
+func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
+	var v sqldriver.Value
+	var reused bool
+	switch cc.kind {
+	case kindNumeric:
+		var e *numEntry
+		if e, reused = admitShort(numericTable, key, raw, &r.counts[tabNumeric], buildNumEntry); e != nil {
+			v = e.value
+		}
+		col.cell.num = e
+	case kindText, kindFixed:
+		t, c := r.text, &r.counts[tabText]
+		if cc.kind == kindFixed {
+			t, c = col.fixed, &r.counts[cc.tab]
+		}
+		conv := r.conv[cc.col]
+		if e, re := admitShort(t, key, raw, c, func(raw []byte) *valEntry { return buildValEntry(raw, conv) }); e != nil {
+			v, reused = e.value, re
+		}
+	}
+	r.keep(cc, v, reused)
+}
+
+// keep ends sight and admit: the cell's driver value, and the lookup's
+// outcome for the column's back-off.
+func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, reused bool) {
 	r.vals[cc.col] = v
 	cc.set = true
 	if cc.reuse.observe(reused); cc.reuse.skip > 0 {
@@ -442,22 +491,24 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 // sorts them.
 func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
 
-// flushSkip counts the values cc has skipped as bypasses: of its own table,
-// or of the hashed text table for the text-kind texts that belong there.
-func (cc *cachedColumn) flushSkip(counts *[numTables]cache.Counts) {
+// flush adds the counts cc keeps itself to counts: its hits, and the values
+// it has skipped as bypasses, of its own table or, for the text-kind texts
+// that belong there, of the hashed text table.
+func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
+	counts[cc.tab].Hits += cc.hits
 	counts[cc.tab].Bypasses += cc.skipped - cc.long
 	counts[tabLongText].Bypasses += cc.long
-	cc.skipped, cc.long = 0, 0
+	cc.hits, cc.skipped, cc.long = 0, 0, 0
 }
 
-// cell is a cached column's entry for the current row: nil when the value is
-// NULL, bypassed the cache or was not found in it. Only the field of the
-// column's kind is used; Go 1.27's direct routes scan from it, and Rows.vals
-// holds the same entry's driver value for Next.
+// cell is a numeric or hstore column's entry for the current row: nil when
+// the value is NULL, bypassed the cache or was not found in it. Go 1.27's
+// direct routes scan from it; Rows.vals holds the same entry's driver value
+// for Next. (A type table's entry is its driver value and nothing else, so
+// those columns need only vals.)
 type cell struct {
 	num *numEntry
 	hs  *hsEntry
-	val *valEntry
 }
 
 // Next reads the next row into dest. A numeric or hstore value found in the

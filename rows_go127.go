@@ -54,8 +54,8 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 			return err
 		}
 	case kindText, kindFixed:
-		if e := r.cols[index].cell.val; e != nil {
-			if done, err := e.scanInto(scanCtx, dest); done {
+		if v := r.vals[index]; v != nil {
+			if done, err := scanValue(scanCtx, v, dest); done {
 				return err
 			}
 		}

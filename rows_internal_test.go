@@ -43,7 +43,7 @@ func TestReuseBackoffPeriodic(t *testing.T) {
 	const n = 100_000
 	for _, period := range []int{1, 2, 50, 128, 129, 200, 300, 1000, 2000, 3000, cache.Slots} {
 		t.Run(fmt.Sprint("period=", period), func(t *testing.T) {
-			with := &simColumn{table: cache.NewShort[*numEntry](), backoff: true}
+			with := &simColumn{table: cache.NewShort[*numEntry](), tracker: newReuseTracker(), backoff: true}
 			without := &simColumn{table: cache.NewShort[*numEntry]()}
 			for i := range n {
 				text := price(i % period)
@@ -59,7 +59,7 @@ func TestReuseBackoffPeriodic(t *testing.T) {
 	}
 	// The issue's own example, ((g % 1000) / 100.0)::numeric(12,2): 1000
 	// values 0.00 … 9.99 of 4 bytes each.
-	with := &simColumn{table: cache.NewShort[*numEntry](), backoff: true}
+	with := &simColumn{table: cache.NewShort[*numEntry](), tracker: newReuseTracker(), backoff: true}
 	without := &simColumn{table: cache.NewShort[*numEntry]()}
 	for g := 1; g <= n; g++ {
 		v := g % 1000
@@ -88,7 +88,7 @@ func TestReuseTracker(t *testing.T) {
 	}
 
 	t.Run("repeating column never skips", func(t *testing.T) {
-		var tr reuseTracker
+		tr := newReuseTracker()
 		// One reuse per window is enough to keep consulting the cache.
 		if looked := run(&tr, 1_000_000, func(i int) bool { return i%probeWindow == 5 }); looked != 1_000_000 {
 			t.Fatalf("looked up %d of 1000000 values", looked)
@@ -96,7 +96,7 @@ func TestReuseTracker(t *testing.T) {
 	})
 
 	t.Run("all-distinct column backs off", func(t *testing.T) {
-		var tr reuseTracker
+		tr := newReuseTracker()
 		never := func(int) bool { return false }
 		const n = 10_000_000
 		looked := run(&tr, n, never)
@@ -110,7 +110,7 @@ func TestReuseTracker(t *testing.T) {
 	})
 
 	t.Run("probes after a skip are short", func(t *testing.T) {
-		var tr reuseTracker
+		tr := newReuseTracker()
 		never := func(int) bool { return false }
 		// The first window, then the first skip.
 		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
@@ -131,7 +131,7 @@ func TestReuseTracker(t *testing.T) {
 	})
 
 	t.Run("reuse found on a probe ends the back-off", func(t *testing.T) {
-		var tr reuseTracker
+		tr := newReuseTracker()
 		run(&tr, 3*probeWindow, func(int) bool { return false })
 		// Let the current skip run out, then the column starts repeating.
 		for tr.skipping() {

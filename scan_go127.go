@@ -23,9 +23,9 @@ import (
 // every one against stdlib — but costs no reflection, no parsing and, where
 // the destination can share the entry's immutable data, no allocation.
 //
-// scanInto reports done=false for every destination it has no route for, and
-// for a nil pointer of a type it knows, so that the caller falls back to
-// stdlib's behaviour and its errors.
+// scanInto and scanValue report done=false for every destination they have
+// no route for, and for a nil pointer of a type they know, so that the
+// caller falls back to stdlib's behaviour and its errors.
 
 // scanText fills the destinations of a cached text: *string, *sql.NullString
 // and *any get the shared string (value is it, boxed), *sql.RawBytes a copy in
@@ -260,19 +260,19 @@ func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 	return true, nil
 }
 
-// scanInto fills dest from a type-table entry: the natural destinations of
-// its value's Go type, as database/sql would assign them.
-func (e *valEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+// scanValue fills dest from a type-table entry's driver value: the natural
+// destinations of its Go type, as database/sql would assign them.
+func scanValue(scanCtx sqldriver.ScanContext, value sqldriver.Value, dest any) (done bool, err error) {
 	if d, ok := dest.(*any); ok && d != nil {
-		*d = e.value
+		*d = value
 		return true, nil
 	}
 	if _, ok := dest.(*sql.RawBytes); ok {
-		return true, sql.ConvertAssign(scanCtx, dest, e.value)
+		return true, sql.ConvertAssign(scanCtx, dest, value)
 	}
-	switch v := e.value.(type) {
+	switch v := value.(type) {
 	case string:
-		return scanText(scanCtx, v, e.value, dest)
+		return scanText(scanCtx, v, value, dest)
 	case int64:
 		switch d := dest.(type) {
 		case *int64:

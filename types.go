@@ -68,20 +68,32 @@ type typeTables struct {
 // typeTabs are the process-wide type tables.
 var typeTabs typeTables
 
-// textTables returns the tables of the text kinds, making them on first use.
-func (tt *typeTables) textTables() (*cache.Short[*valEntry], *cache.Long[*valEntry]) {
-	if short, long := tt.text.Load(), tt.longText.Load(); short != nil && long != nil {
-		return short, long
+// textTable returns the packed table of the text kinds, making it on first
+// use.
+func (tt *typeTables) textTable() *cache.Short[*valEntry] {
+	if t := tt.text.Load(); t != nil {
+		return t
 	}
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if tt.text.Load() == nil {
 		tt.text.Store(cache.NewShort[*valEntry]())
 	}
+	return tt.text.Load()
+}
+
+// longTable returns the hashed table of the text kinds, making it the first
+// time a text kind's text of 9 to MaxTextKey bytes is read or counted.
+func (tt *typeTables) longTable() *cache.Long[*valEntry] {
+	if t := tt.longText.Load(); t != nil {
+		return t
+	}
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
 	if tt.longText.Load() == nil {
 		tt.longText.Store(cache.NewLong[*valEntry](MaxTextKey))
 	}
-	return tt.text.Load(), tt.longText.Load()
+	return tt.longText.Load()
 }
 
 // fixedTable returns the table of a fixed-size kind, making it on first use.
@@ -132,13 +144,14 @@ func (tt *typeTables) reset() {
 }
 
 // record publishes a result set's counts for the type tables. A table with
-// counts was made by the result set that counted them.
+// counts was made by the result set that counted them, except the hashed
+// text table, which bypasses alone (empty or long texts) do not make.
 func (tt *typeTables) record(counts *[numTables]cache.Counts) {
 	if counts[tabText] != (cache.Counts{}) {
 		tt.text.Load().Record(counts[tabText])
 	}
 	if counts[tabLongText] != (cache.Counts{}) {
-		tt.longText.Load().Record(counts[tabLongText])
+		tt.longTable().Record(counts[tabLongText])
 	}
 	for _, id := range fixedTables {
 		if counts[id] != (cache.Counts{}) {
@@ -205,7 +218,8 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 // entry (hit or admission) or nil. Texts of up to 8 bytes are keyed by
 // cache.Pack, longer ones up to MaxTextKey by hash; the empty text and longer
 // ones bypass (stdlib's string("") costs nothing anyway). conv is the
-// column's stdlib conversion, run once at admission.
+// column's stdlib conversion, run once at admission. long may be nil when raw
+// is not a text for it.
 func lookupTextRaw(short *cache.Short[*valEntry], long *cache.Long[*valEntry], raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
 	if key, ok := cache.Pack(raw); ok {
 		return sightShort(short, key, raw, &counts[tabText], func(raw []byte) *valEntry { return buildValEntry(raw, conv) })

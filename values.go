@@ -126,6 +126,13 @@ func sightShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Coun
 		c.Hits++
 		return e, true
 	}
+	return admitShort(t, key, raw, c, build)
+}
+
+// admitShort is sightShort after its lookup missed: the sighting, and the
+// admission on a second one. Rows.advance calls it when its own lookup
+// missed.
+func admitShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) *E) (e *E, reused bool) {
 	if !t.Sight(key) {
 		c.Misses++
 		return nil, false
