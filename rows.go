@@ -40,6 +40,7 @@ type Rows struct {
 	// them ends its skip, skipRows, in bulk (see skipAll).
 	skipping int
 	skipRows int32
+	inSkip   bool // the current row was passed in bulk: no cached values
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -300,7 +301,7 @@ func (r *Rows) advance() error {
 	if r.skipRows == 0 && r.skipping == len(r.cached) {
 		r.skipAll()
 	}
-	if r.skipRows > 0 {
+	if r.inSkip = r.skipRows > 0; r.inSkip {
 		// Every cached column is in a back-off: only the bypasses are
 		// counted, with a few instructions per value.
 		r.skipRows--
@@ -518,8 +519,9 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		return err
 	}
 	raws := r.rows.RawValues()
-	if len(r.cached) == 0 {
-		// No column goes through the cache: stdlib's own loop.
+	if len(r.cached) == 0 || r.inSkip {
+		// No column goes through the cache, or none has a value from it in
+		// this row: stdlib's own loop.
 		conv := r.conv
 		for i, raw := range raws {
 			if raw == nil {
