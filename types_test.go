@@ -287,3 +287,73 @@ func TestTypesAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestTypesBulkSkipCounts: when every cached column of a result set is in a
+// back-off, whole rows are passed at once and the bypasses counted in bulk.
+// The counts must still be exact: NULLs are not counted, and a text-kind
+// value is counted in the table its length belongs to (Text up to 8 bytes,
+// LongText above), however the row was passed. The rows are scanned into
+// *any and compared with the query's own arithmetic, so a row passed in
+// bulk cannot read a stale cached value either.
+func TestTypesBulkSkipCounts(t *testing.T) {
+	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "text,int8"))
+	const n = 120_000
+	// Every row distinct; a NULL in every third row of the text column and
+	// every fifth of the int8 one; texts alternate between 6 and 20 bytes.
+	query := fmt.Sprintf(`select case when i %% 3 = 0 then null when i %% 2 = 0 then lpad(i::text, 6, 'x')
+		else lpad(i::text, 20, 'y') end, case when i %% 5 = 0 then null else i::int8 * 7 end
+		from generate_series(1, %d) i`, n)
+	pgcache.ResetCache()
+	before := pgcache.Stats()
+	rows, err := pc.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var short, long, ints uint64
+	var row int
+	for rows.Next() {
+		row++
+		var s, k any
+		if err := rows.Scan(&s, &k); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case row%3 == 0:
+			if s != nil {
+				t.Fatalf("row %d: text %#v, want NULL", row, s)
+			}
+		case row%2 == 0:
+			short++
+			if s != strings.Repeat("x", 6-len(fmt.Sprint(row)))+fmt.Sprint(row) {
+				t.Fatalf("row %d: text %#v", row, s)
+			}
+		default:
+			long++
+			if s != strings.Repeat("y", 20-len(fmt.Sprint(row)))+fmt.Sprint(row) {
+				t.Fatalf("row %d: text %#v", row, s)
+			}
+		}
+		if row%5 == 0 {
+			if k != nil {
+				t.Fatalf("row %d: int8 %#v, want NULL", row, k)
+			}
+		} else {
+			ints++
+			if k != int64(row)*7 {
+				t.Fatalf("row %d: int8 %#v, want %d", row, k, row*7)
+			}
+		}
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after := pgcache.Stats()
+	total := func(c counts) uint64 { return c.Hits + c.Misses + c.Admissions + c.Bypasses }
+	text, longText, int8s := countsDelta(before.Text, after.Text), countsDelta(before.LongText, after.LongText), countsDelta(before.Int8, after.Int8)
+	if total(text) != short || total(longText) != long || total(int8s) != ints {
+		t.Errorf("traffic Text %v (%d short texts read), LongText %v (%d long), Int8 %v (%d ints)", text, short, longText, long, int8s, ints)
+	}
+	if text.Bypasses < short/2 || longText.Bypasses < long/2 || int8s.Bypasses < ints/2 {
+		t.Errorf("all-distinct columns did not back off: Text %v, LongText %v, Int8 %v", text, longText, int8s)
+	}
+}

@@ -1,0 +1,36 @@
+#!/bin/bash
+# cachegrind.sh counts the client instructions per value of BenchmarkScan
+# cells with valgrind's cachegrind: a figure that, unlike CPU time on a
+# shared 2-core machine, does not move by ±10-30% from one run to the next.
+#
+#   PGCACHE_TEST_DSN=... bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
+#   e.g. bench/cachegrind.sh orderlines 3200000 pgx 'pgcache\+types'
+#
+# It needs valgrind (apt-get install valgrind) and a server that already
+# holds the data set (run the benchmark once against $PGCACHE_TEST_DSN
+# first), so that loading it is not counted. Each cell runs 3 timed scans
+# plus the untimed warm-up scan. Instructions of the Go scheduler's idle
+# spinning (runtime/proc.go, lock_spinbit.go, …), which depend on wall time
+# under valgrind, are left out.
+set -euo pipefail
+data=$1 values=$2
+shift 2
+: "${PGCACHE_TEST_DSN:?set PGCACHE_TEST_DSN to a server holding the data set}"
+cd "$(dirname "$0")"
+bin=$(mktemp -d)/bench.test
+go test -c -o "$bin" .
+for drv in "$@"; do
+	out=$(mktemp)
+	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
+		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=natural\$/^data=$data\$" \
+		-test.benchtime 3x >/dev/null 2>&1
+	cg_annotate "$out" | awk -v n="$((4 * values))" -v drv="$drv" '
+		/file:function/ { on = 1; next }
+		/Auto-annotated source/ { on = 0 }
+		on && $2 ~ /^\(/ {
+			gsub(",", "", $1)
+			if ($0 !~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:runtime\.mcall/) sum += $1
+		}
+		END { printf "%-16s %6.0f instructions/value\n", drv, sum / n }'
+	rm -f "$out"
+done
