@@ -555,18 +555,6 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	return nil
 }
 
-// value is the driver value of column i of the current row, whose wire bytes
-// are raw (not nil): what pgx stdlib's Next would put in dest.
-func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
-	if r.vals == nil { // no cached column
-		return r.conv[i](raw)
-	}
-	if v := r.vals[i]; v != nil {
-		return v, nil
-	}
-	return r.conv[i](raw)
-}
-
 // plainValueFunc returns the conversion pgx stdlib applies to a column of this
 // type: a handful of types become their natural Go value, everything else the
 // text the server sent. Each function keeps its scan target between rows, as

@@ -190,3 +190,15 @@ func classifyDest(t reflect.Type) bool {
 	}
 	return false
 }
+
+// value is the driver value of column i of the current row, whose wire bytes
+// are raw (not nil): what pgx stdlib's Next would put in dest.
+func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
+	if r.vals == nil { // no cached column
+		return r.conv[i](raw)
+	}
+	if v := r.vals[i]; v != nil {
+		return v, nil
+	}
+	return r.conv[i](raw)
+}
