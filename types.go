@@ -71,42 +71,31 @@ var typeTabs typeTables
 // textTable returns the packed table of the text kinds, making it on first
 // use.
 func (tt *typeTables) textTable() *cache.Short[*valEntry] {
-	if t := tt.text.Load(); t != nil {
-		return t
-	}
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	if tt.text.Load() == nil {
-		tt.text.Store(cache.NewShort[*valEntry]())
-	}
-	return tt.text.Load()
+	return lazyTable(&tt.mu, &tt.text, cache.NewShort[*valEntry])
 }
 
 // longTable returns the hashed table of the text kinds, making it the first
 // time a text kind's text of 9 to MaxTextKey bytes is read or counted.
 func (tt *typeTables) longTable() *cache.Long[*valEntry] {
-	if t := tt.longText.Load(); t != nil {
-		return t
-	}
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	if tt.longText.Load() == nil {
-		tt.longText.Store(cache.NewLong[*valEntry](MaxTextKey))
-	}
-	return tt.longText.Load()
+	return lazyTable(&tt.mu, &tt.longText, func() *cache.Long[*valEntry] { return cache.NewLong[*valEntry](MaxTextKey) })
 }
 
 // fixedTable returns the table of a fixed-size kind, making it on first use.
 func (tt *typeTables) fixedTable(id tableID) *cache.Short[*valEntry] {
-	if t := tt.fixed[id].Load(); t != nil {
+	return lazyTable(&tt.mu, &tt.fixed[id], cache.NewShort[*valEntry])
+}
+
+// lazyTable returns *p, first making it with mk under mu if it is nil.
+func lazyTable[T any](mu *sync.Mutex, p *atomic.Pointer[T], mk func() *T) *T {
+	if t := p.Load(); t != nil {
 		return t
 	}
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	if tt.fixed[id].Load() == nil {
-		tt.fixed[id].Store(cache.NewShort[*valEntry]())
+	mu.Lock()
+	defer mu.Unlock()
+	if p.Load() == nil {
+		p.Store(mk())
 	}
-	return tt.fixed[id].Load()
+	return p.Load()
 }
 
 // fixedTables are the tables of fixed-size binary kinds.
