@@ -96,13 +96,13 @@ func TestHstoreTableFootprint(t *testing.T) {
 func TestTypeTablesFootprint(t *testing.T) {
 	conv := func(raw []byte) (sqldriver.Value, error) { return string(raw), nil }
 	before := heapAfterGC()
-	long := cache.NewLong[*valEntry](MaxTextKey)
+	long := cache.NewLong[sqldriver.Value](MaxTextKey)
 	var c cache.Counts
 	fillSlots(t, func() int { return long.Stats().Entries },
 		func(text []byte) {
-			sightLong(long, text, &c, func(raw []byte) (*valEntry, string) {
-				e := buildValEntry(raw, conv)
-				return e, e.value.(string)
+			sightLong(long, text, &c, func(raw []byte) (sqldriver.Value, string, bool) {
+				v, ok := buildValue(raw, conv)
+				return v, v.(string), ok
 			})
 		},
 		func(i int) []byte { return []byte(fmt.Sprintf("%064d", i)) })
@@ -110,7 +110,7 @@ func TestTypeTablesFootprint(t *testing.T) {
 	runtime.KeepAlive(long)
 
 	before = heapAfterGC()
-	fixed := cache.NewShort[*valEntry]()
+	fixed := cache.NewShort[sqldriver.Value]()
 	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	timeConv := func(raw []byte) (sqldriver.Value, error) {
 		return epoch.Add(time.Duration(binary.BigEndian.Uint64(raw))), nil
@@ -118,7 +118,7 @@ func TestTypeTablesFootprint(t *testing.T) {
 	fillSlots(t, func() int { return fixed.Stats().Entries },
 		func(raw []byte) {
 			key, _ := cache.PackFixed(raw)
-			sightShort(fixed, key, raw, &c, func(raw []byte) *valEntry { return buildValEntry(raw, timeConv) })
+			sightShort(fixed, key, raw, &c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, timeConv) })
 		},
 		func(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)*1_000_000) })
 	usedFixed := heapAfterGC() - before

@@ -55,8 +55,8 @@ type Rows struct {
 	// The pgcache_types text tables, when this result set has a text-kind
 	// column (the hashed one once it reads a text for it), and whether it
 	// has any pgcache_types column.
-	text     *cache.Short[*valEntry]
-	longText *cache.Long[*valEntry]
+	text     *cache.Short[sqldriver.Value]
+	longText *cache.Long[sqldriver.Value]
 	types    bool
 }
 
@@ -74,8 +74,8 @@ const (
 // column is one result column.
 type column struct {
 	kind  columnKind
-	cell  cell                    // cached kinds: the current row's entry
-	fixed *cache.Short[*valEntry] // kindFixed: its type table
+	cell  cell                          // cached kinds: the current row's entry
+	fixed *cache.Short[sqldriver.Value] // kindFixed: its type table
 }
 
 // textValue is stdlib's conversion of a text-format column pgx has no
@@ -369,9 +369,9 @@ func (r *Rows) advance() error {
 				key, ok = cache.PackFixed(raw)
 			}
 			if ok {
-				if e, hit := t.Get(key); hit {
+				if v, hit := t.Get(key); hit {
 					cc.hits++
-					vals[cc.col] = e.value
+					vals[cc.col] = v
 					cc.set = true
 					cc.reuse.observe(true)
 					continue
@@ -431,17 +431,13 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 		}
 		col.cell.hs = e
 	case kindText, kindFixed:
-		var e *valEntry
 		if cc.kind == kindText {
 			if r.longText == nil && len(raw) > cache.MaxShortKey && len(raw) <= MaxTextKey {
 				r.longText = typeTabs.longTable()
 			}
-			e, reused = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
+			v, reused = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
 		} else {
-			e, reused = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
-		}
-		if e != nil {
-			v = e.value
+			v, reused = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
 		}
 	}
 	r.keep(cc, v, reused)
@@ -465,9 +461,7 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 			t, c = col.fixed, &r.counts[cc.tab]
 		}
 		conv := r.conv[cc.col]
-		if e, re := admitShort(t, key, raw, c, func(raw []byte) *valEntry { return buildValEntry(raw, conv) }); e != nil {
-			v, reused = e.value, re
-		}
+		v, reused = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	r.keep(cc, v, reused)
 }

@@ -22,12 +22,11 @@ import (
 // (plainValueFunc) produced for the same bytes when it was admitted, boxed
 // once: identical in every respect to what stdlib returns.
 
-// valEntry is the entry of the type tables: a pre-boxed driver value — a
-// string for text kinds, an int64, float64 or time.Time (or stdlib's
-// "infinity" strings for infinite dates and timestamps) for fixed-size ones.
-type valEntry struct {
-	value sqldriver.Value
-}
+// The entry of the type tables is the driver value itself, stored in the
+// table's slot entry: a string for text kinds, an int64, float64 or
+// time.Time (or stdlib's "infinity" strings for infinite dates and
+// timestamps) for fixed-size ones. A hit is one load less than through a
+// pointer to a wrapper, and the wrapper's allocation is gone.
 
 // MaxTextKey is the longest text a text-kind column caches (in the hashed
 // table: texts of up to 8 bytes go to the packed one). Longer texts are
@@ -60,9 +59,9 @@ const (
 // cachegrind).
 type typeTables struct {
 	mu       sync.Mutex // held while making a table
-	text     atomic.Pointer[cache.Short[*valEntry]]
-	longText atomic.Pointer[cache.Long[*valEntry]]
-	fixed    [numTables]atomic.Pointer[cache.Short[*valEntry]] // indexed by the fixed-size tableIDs
+	text     atomic.Pointer[cache.Short[sqldriver.Value]]
+	longText atomic.Pointer[cache.Long[sqldriver.Value]]
+	fixed    [numTables]atomic.Pointer[cache.Short[sqldriver.Value]] // indexed by the fixed-size tableIDs
 }
 
 // typeTabs are the process-wide type tables.
@@ -70,19 +69,19 @@ var typeTabs typeTables
 
 // textTable returns the packed table of the text kinds, making it on first
 // use.
-func (tt *typeTables) textTable() *cache.Short[*valEntry] {
-	return lazyTable(&tt.mu, &tt.text, cache.NewShort[*valEntry])
+func (tt *typeTables) textTable() *cache.Short[sqldriver.Value] {
+	return lazyTable(&tt.mu, &tt.text, cache.NewShort[sqldriver.Value])
 }
 
 // longTable returns the hashed table of the text kinds, making it the first
 // time a text kind's text of 9 to MaxTextKey bytes is read or counted.
-func (tt *typeTables) longTable() *cache.Long[*valEntry] {
-	return lazyTable(&tt.mu, &tt.longText, func() *cache.Long[*valEntry] { return cache.NewLong[*valEntry](MaxTextKey) })
+func (tt *typeTables) longTable() *cache.Long[sqldriver.Value] {
+	return lazyTable(&tt.mu, &tt.longText, func() *cache.Long[sqldriver.Value] { return cache.NewLong[sqldriver.Value](MaxTextKey) })
 }
 
 // fixedTable returns the table of a fixed-size kind, making it on first use.
-func (tt *typeTables) fixedTable(id tableID) *cache.Short[*valEntry] {
-	return lazyTable(&tt.mu, &tt.fixed[id], cache.NewShort[*valEntry])
+func (tt *typeTables) fixedTable(id tableID) *cache.Short[sqldriver.Value] {
+	return lazyTable(&tt.mu, &tt.fixed[id], cache.NewShort[sqldriver.Value])
 }
 
 // lazyTable returns *p, first making it with mk under mu if it is nil.
@@ -103,14 +102,14 @@ var fixedTables = []tableID{tabInt8, tabInt4, tabFloat8, tabDate, tabTimestamp, 
 
 // shortStats and longStats are a table's Stats, or zero for a table not
 // made yet.
-func shortStats(t *cache.Short[*valEntry]) cache.Stats {
+func shortStats(t *cache.Short[sqldriver.Value]) cache.Stats {
 	if t == nil {
 		return cache.Stats{}
 	}
 	return t.Stats()
 }
 
-func longStats(t *cache.Long[*valEntry]) cache.Stats {
+func longStats(t *cache.Long[sqldriver.Value]) cache.Stats {
 	if t == nil {
 		return cache.Stats{}
 	}
@@ -209,46 +208,41 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 // ones bypass (stdlib's string("") costs nothing anyway). conv is the
 // column's stdlib conversion, run once at admission. long may be nil when raw
 // is not a text for it.
-func lookupTextRaw(short *cache.Short[*valEntry], long *cache.Long[*valEntry], raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (*valEntry, bool) {
+func lookupTextRaw(short *cache.Short[sqldriver.Value], long *cache.Long[sqldriver.Value], raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (sqldriver.Value, bool) {
 	if key, ok := cache.Pack(raw); ok {
-		return sightShort(short, key, raw, &counts[tabText], func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
+		return sightShort(short, key, raw, &counts[tabText], func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	c := &counts[tabLongText]
 	if len(raw) <= cache.MaxShortKey || len(raw) > MaxTextKey {
 		c.Bypasses++
 		return nil, false
 	}
-	return sightLong(long, raw, c, func(raw []byte) (*valEntry, string) {
-		// The table keeps the entry's own string rather than a second copy.
-		e := buildValEntry(raw, conv)
-		if e == nil {
-			return nil, ""
-		}
-		s, ok := e.value.(string)
-		if !ok {
-			return nil, ""
-		}
-		return e, s
+	return sightLong(long, raw, c, func(raw []byte) (sqldriver.Value, string, bool) {
+		// The table keeps the value's own string rather than a second copy.
+		v, ok := buildValue(raw, conv)
+		s, isString := v.(string)
+		return v, s, ok && isString
 	})
 }
 
 // lookupFixedRaw is lookupTextRaw for fixed-size binary values, keyed by
 // their own wire bytes (cache.PackFixed) in the column's type table.
-func lookupFixedRaw(t *cache.Short[*valEntry], raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (*valEntry, bool) {
+func lookupFixedRaw(t *cache.Short[sqldriver.Value], raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (sqldriver.Value, bool) {
 	key, ok := cache.PackFixed(raw)
 	if !ok {
 		c.Bypasses++
 		return nil, false
 	}
-	return sightShort(t, key, raw, c, func(raw []byte) *valEntry { return buildValEntry(raw, conv) })
+	return sightShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 }
 
-// buildValEntry boxes stdlib's driver value for raw, or returns nil when the
-// conversion fails (the caller then reports stdlib's error on every read).
-func buildValEntry(raw []byte, conv func([]byte) (sqldriver.Value, error)) *valEntry {
+// buildValue is stdlib's driver value for raw, boxed once, with ok false
+// when the conversion fails (the caller then reports stdlib's error on every
+// read).
+func buildValue(raw []byte, conv func([]byte) (sqldriver.Value, error)) (sqldriver.Value, bool) {
 	v, err := conv(raw)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return &valEntry{value: v}
+	return v, true
 }

@@ -116,15 +116,16 @@ var (
 )
 
 // sightShort is the read path every packed-key table shares. A hit returns
-// the entry, with reused true. A miss records a sighting; on the second
-// sighting in a row in its slot, build makes the entry from the text and it
-// is published — unless build returns nil (the text does not decode, which
-// the server never sends), a bypass. build runs only on admission. The
-// caller, given nil, uses the text itself, exactly as stdlib does.
-func sightShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) *E) (e *E, reused bool) {
-	if e, ok := t.Get(key); ok {
+// the entry, with ok true. A miss records a sighting; on the second sighting
+// in a row in its slot, build makes the entry from the text and it is
+// published — unless build fails (the text does not decode, which the
+// server never sends), a bypass. build runs only on admission. The caller,
+// given no entry, uses the text itself, exactly as stdlib does. ok is also
+// what the reuse back-off calls reuse: a hit or an admission.
+func sightShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, ok bool) {
+	if v, ok := t.Get(key); ok {
 		c.Hits++
-		return e, true
+		return v, true
 	}
 	return admitShort(t, key, raw, c, build)
 }
@@ -132,42 +133,44 @@ func sightShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Coun
 // admitShort is sightShort after its lookup missed: the sighting, and the
 // admission on a second one. Rows.advance calls it when its own lookup
 // missed.
-func admitShort[E any](t *cache.Short[*E], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) *E) (e *E, reused bool) {
+func admitShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, ok bool) {
+	var none V
 	if !t.Sight(key) {
 		c.Misses++
-		return nil, false
+		return none, false
 	}
-	if e = build(raw); e == nil {
+	if v, ok = build(raw); !ok {
 		c.Bypasses++
-		return nil, false
+		return none, false
 	}
-	t.Put(key, e)
+	t.Put(key, v)
 	c.Admissions++
-	return e, true
+	return v, true
 }
 
 // sightLong is sightShort for the hashed tables: raw (at most t.MaxText()
 // bytes, not empty) is keyed by its hash and a hit needs the same bytes.
 // build returns the entry and the text the table keeps, which may share the
 // entry's own copy.
-func sightLong[E any](t *cache.Long[*E], raw []byte, c *cache.Counts, build func(raw []byte) (*E, string)) (e *E, reused bool) {
+func sightLong[V any](t *cache.Long[V], raw []byte, c *cache.Counts, build func(raw []byte) (V, string, bool)) (v V, ok bool) {
+	var none V
 	h := t.Hash(raw)
-	if e, ok := t.Get(h, raw); ok {
+	if v, ok := t.Get(h, raw); ok {
 		c.Hits++
-		return e, true
+		return v, true
 	}
 	if !t.Sight(h) {
 		c.Misses++
-		return nil, false
+		return none, false
 	}
-	e, text := build(raw)
-	if e == nil {
+	v, text, ok := build(raw)
+	if !ok {
 		c.Bypasses++
-		return nil, false
+		return none, false
 	}
-	t.Put(h, text, e)
+	t.Put(h, text, v)
 	c.Admissions++
-	return e, true
+	return v, true
 }
 
 // lookupNumericRaw records one sighting of a numeric text (see sightShort);
@@ -181,14 +184,15 @@ func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e
 	return sightShort(t, key, raw, c, buildNumEntry)
 }
 
-// buildNumEntry decodes a numeric text into its entry, or returns nil.
-func buildNumEntry(raw []byte) *numEntry {
+// buildNumEntry decodes a numeric text into its entry; ok is false when it
+// does not decode.
+func buildNumEntry(raw []byte) (e *numEntry, ok bool) {
 	s := string(raw)
 	n, err := decode.ParseNumeric(s)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return newNumEntry(s, n)
+	return newNumEntry(s, n), true
 }
 
 // numericValueIn returns the driver value for one numeric text read through
@@ -226,14 +230,15 @@ func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *h
 	return sightLong(t, raw, c, buildHsEntry)
 }
 
-// buildHsEntry parses an hstore text into its entry, or returns nil.
-func buildHsEntry(raw []byte) (*hsEntry, string) {
+// buildHsEntry parses an hstore text into its entry and the text the table
+// keeps; ok is false when it does not parse.
+func buildHsEntry(raw []byte) (e *hsEntry, text string, ok bool) {
 	s := string(raw)
 	hs, err := decode.ParseHstore(s)
 	if err != nil {
-		return nil, ""
+		return nil, "", false
 	}
-	return &hsEntry{value: s, text: s, hs: hs}, s
+	return &hsEntry{value: s, text: s, hs: hs}, s, true
 }
 
 // hstoreValueIn is numericValueIn for hstore texts.
