@@ -53,11 +53,9 @@ type Rows struct {
 	published bool
 
 	// The pgcache_types text tables, when this result set has a text-kind
-	// column (the hashed one once it reads a text for it), and whether it
-	// has any pgcache_types column.
+	// column (the hashed one once it reads a text for it).
 	text     *cache.Short[sqldriver.Value]
 	longText *cache.Long[sqldriver.Value]
-	types    bool
 }
 
 // columnKind says how a column's values become driver values.
@@ -153,16 +151,6 @@ type reuseTracker struct {
 // newReuseTracker returns the state of a column that has not been read yet.
 func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow} }
 
-// skipping reports whether the next value should bypass the cache, counting
-// it down.
-func (t *reuseTracker) skipping() bool {
-	if t.skip > 0 {
-		t.skip--
-		return true
-	}
-	return false
-}
-
 // observe records the outcome of one lookup and closes the window when full.
 func (t *reuseTracker) observe(reused bool) {
 	if reused {
@@ -225,7 +213,6 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			case kindText:
 				r.text = typeTabs.textTable()
 			}
-			r.types = true
 		}
 		if r.conv[i] == nil {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
@@ -271,9 +258,7 @@ func (r *Rows) publish() {
 	if r.counts[tabHstore] != (cache.Counts{}) {
 		hstoreTable.Record(r.counts[tabHstore])
 	}
-	if r.types {
-		typeTabs.record(&r.counts)
-	}
+	typeTabs.record(&r.counts)
 }
 
 // advance moves to the next row and records one sighting of each cached
@@ -308,12 +293,7 @@ func (r *Rows) advance() error {
 		cached := r.cached
 		for k := range cached {
 			cc := &cached[k]
-			if raw := raws[cc.col]; raw != nil {
-				cc.skipped++
-				if cc.kind == kindText && !packable(raw) {
-					cc.long++
-				}
-			}
+			cc.countSkipped(raws[cc.col])
 		}
 		return nil
 	}
@@ -334,12 +314,7 @@ func (r *Rows) advance() error {
 				if cc.reuse.skip--; cc.reuse.skip == 0 {
 					r.skipping--
 				}
-				if raw != nil {
-					cc.skipped++
-					if cc.kind == kindText && !packable(raw) {
-						cc.long++
-					}
-				}
+				cc.countSkipped(raw)
 			}
 			continue
 		}
@@ -473,6 +448,17 @@ func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, reused bool) {
 	cc.set = true
 	if cc.reuse.observe(reused); cc.reuse.skip > 0 {
 		r.skipping++ // the window closed without reuse
+	}
+}
+
+// countSkipped counts a value of cc that a back-off passed by: NULLs not at
+// all, text-kind texts the packed table does not take in the hashed one.
+func (cc *cachedColumn) countSkipped(raw []byte) {
+	if raw != nil {
+		cc.skipped++
+		if cc.kind == kindText && !packable(raw) {
+			cc.long++
+		}
 	}
 }
 

@@ -32,6 +32,16 @@ func (c *simColumn) hitRatio() float64 {
 	return float64(c.counts.Hits) / float64(n)
 }
 
+// skipping reports whether the next value should bypass the cache, counting
+// it down: Rows.advance's test, for the simulations here.
+func (t *reuseTracker) skipping() bool {
+	if t.skip > 0 {
+		t.skip--
+		return true
+	}
+	return false
+}
+
 // price is the i-th of a column's distinct values: 8-byte numeric texts.
 func price(i int) []byte { return fmt.Appendf(nil, "%d.%02d", 10000+i/100, i%100) }
 

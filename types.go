@@ -131,9 +131,10 @@ func (tt *typeTables) reset() {
 	}
 }
 
-// record publishes a result set's counts for the type tables. A table with
-// counts was made by the result set that counted them, except the hashed
-// text table, which bypasses alone (empty or long texts) do not make.
+// record publishes a result set's counts for the type tables (none, for a
+// result set without pgcache_types columns). A table with counts was made
+// by the result set that counted them, except the hashed text table, which
+// bypasses alone (empty or long texts) do not make.
 func (tt *typeTables) record(counts *[numTables]cache.Counts) {
 	if counts[tabText] != (cache.Counts{}) {
 		tt.text.Load().Record(counts[tabText])

@@ -20,10 +20,12 @@ data=$1 values=$2
 shift 2
 : "${PGCACHE_TEST_DSN:?set PGCACHE_TEST_DSN to a server holding the data set}"
 cd "$(dirname "$0")"
-bin=$(mktemp -d)/bench.test
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=$tmp/bench.test
 go test -c -o "$bin" .
 for drv in "$@"; do
-	out=$(mktemp)
+	out=$tmp/cachegrind.out
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=natural\$/^data=$data\$" \
 		-test.benchtime 3x >/dev/null 2>&1
@@ -35,5 +37,4 @@ for drv in "$@"; do
 			if ($0 !~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:runtime\.mcall/) sum += $1
 		}
 		END { printf "%-16s %6.0f instructions/value\n", drv, sum / n }'
-	rm -f "$out"
 done
