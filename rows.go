@@ -122,16 +122,26 @@ type cachedColumn struct {
 // size never skips; an all-distinct column pays the window once per result
 // set.
 //
+// Reuse alone is not enough, though: a column drawing at random from more
+// values than the table has slots (a foreign key into a big table) hits and
+// admits all the time, each admission allocating an entry that evicts
+// another one soon missed, and it cost up to twice pgcache=off. So after its
+// first warmWindows windows, which only need some reuse, a window pays only
+// with at least churnRatio hits per admission (re-probes included); a window
+// that does not pay starts a skip as one without reuse does.
+//
 // Once a column has backed off, the probes that follow a skip are short
 // (reprobeWindow): they are there to notice a column that has started
 // repeating, not to measure a long period again, and on an all-distinct
 // column they were the larger part of its lookups (two full windows of a
 // 200k-row result set are 5% of its values, each lookup a miss with an
-// atomic store). A short probe that finds reuse ends the back-off, and the
-// column is watched in full windows again. The price: a column that turns,
-// mid-result-set, from all-distinct to a period longer than reprobeWindow
-// stays in its back-off to the end of the result set, its values read as
-// with pgcache=off.
+// atomic store). A short probe that pays ends the back-off, and the column
+// is watched in full windows again. The price: a column that turns,
+// mid-result-set, from all-distinct to a period P longer than
+// reprobeWindow/(churnRatio+2) — P sightings and P admissions leave too few
+// lookups of the probe for churnRatio hits per admission — stays in its
+// back-off to the end of the result set, its values read as with
+// pgcache=off.
 const (
 	probeWindow   = cache.Slots + cache.Slots/4
 	reprobeWindow = probeWindow / 8
@@ -139,32 +149,73 @@ const (
 	skipMax       = 64 * probeWindow
 )
 
+// churnRatio is how many hits per admission a window past its warm-up
+// needs for the column to stay cached. A column drawing at random from more
+// distinct values than the table has slots admits all the time, each
+// admission evicting an entry that is then missed, and every lookup loads a
+// slot and an entry from memory scattered over the heap: measured with
+// BenchmarkRowsReplay/data=random-keys (two int8 columns), 6000 values cost
+// ~70% more than pgcache=off at 4 hits per admission, 4000 values broke even
+// at 17, 3000 were a fifth cheaper at 38.
+const churnRatio = 8
+
+// warmWindows is how many windows of a column are judged by the loose test
+// (any hit or admission) before churnRatio applies. A column cycling through
+// P ≤ cache.Slots values shows no hit in its first window (P sightings, then
+// admissions) and more admissions than hits in its second; from the third on
+// it hits only.
+const warmWindows = 2
+
 // reuseTracker is one column's state; it lives in its Rows and needs no
 // synchronisation. Make it with newReuseTracker.
 type reuseTracker struct {
-	skip   int32 // rows still to bypass
-	left   int32 // lookups left in the current window
-	next   int32 // length of the next skip, 0 meaning skipFirst (not backing off)
-	reused bool  // the current window has had a hit or an admission
+	skip int32 // rows still to bypass
+	left int32 // lookups left in the current window
+	next int32 // length of the next skip, 0 meaning skipFirst (not backing off)
+	hits int16 // hits in the current window
+	adms int16 // admissions in the current window
+	warm int8  // windows left that the loose test judges
 }
 
 // newReuseTracker returns the state of a column that has not been read yet.
-func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow} }
+func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow, warm: warmWindows} }
 
 // observe records the outcome of one lookup and closes the window when full.
-func (t *reuseTracker) observe(reused bool) {
-	if reused {
-		t.reused = true
-	}
+func (t *reuseTracker) observe(o outcome) {
+	// Branch-free, so that it inlines: hit is 2 and admitted 1.
+	t.hits += int16(o >> 1)
+	t.adms += int16(o & 1)
+	t.count()
+}
+
+// observeHit is observe(hit), small enough to inline in advance's hit path.
+func (t *reuseTracker) observeHit() {
+	t.hits++
+	t.count()
+}
+
+// count counts a lookup in the window and closes it when full.
+func (t *reuseTracker) count() {
 	if t.left--; t.left <= 0 {
 		t.closeWindow()
 	}
 }
 
-// closeWindow starts a skip after a window without reuse (or ends the
-// back-off after one with reuse) and opens the next window.
+// pays reports whether the window that just closed shows enough reuse to
+// keep the column cached: any at all while warming up, then churnRatio hits
+// per admission.
+func (t *reuseTracker) pays() bool {
+	if t.warm > 0 {
+		t.warm--
+		return t.hits > 0 || t.adms > 0
+	}
+	return t.hits > 0 && int(t.hits) >= churnRatio*int(t.adms)
+}
+
+// closeWindow starts a skip after a window that did not pay (or ends the
+// back-off after one that did) and opens the next window.
 func (t *reuseTracker) closeWindow() {
-	if !t.reused {
+	if !t.pays() {
 		if t.next == 0 {
 			t.next = skipFirst
 		}
@@ -173,7 +224,7 @@ func (t *reuseTracker) closeWindow() {
 	} else {
 		t.next = 0
 	}
-	t.reused = false
+	t.hits, t.adms = 0, 0
 	t.left = probeWindow
 	if t.next != 0 {
 		t.left = reprobeWindow
@@ -325,11 +376,11 @@ func (r *Rows) advance() error {
 		switch cc.kind {
 		case kindNumeric:
 			if key, ok := cache.Pack(raw); ok {
-				if e, hit := numericTable.Get(key); hit {
+				if e, found := numericTable.Get(key); found {
 					cc.hits++
 					col.cell.num, vals[cc.col] = e, e.value
 					cc.set = true
-					cc.reuse.observe(true)
+					cc.reuse.observeHit()
 					continue
 				}
 				r.admit(cc, col, key, raw)
@@ -344,11 +395,11 @@ func (r *Rows) advance() error {
 				key, ok = cache.PackFixed(raw)
 			}
 			if ok {
-				if v, hit := t.Get(key); hit {
+				if v, found := t.Get(key); found {
 					cc.hits++
 					vals[cc.col] = v
 					cc.set = true
-					cc.reuse.observe(true)
+					cc.reuse.observeHit()
 					continue
 				}
 				r.admit(cc, col, key, raw)
@@ -390,18 +441,18 @@ func (r *Rows) skipAll() {
 func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	// Each lookup overwrites the value and the one typed field of the cell
 	// its kind uses.
-	var reused bool
+	var o outcome
 	var v sqldriver.Value
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
-		if e, reused = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric]); e != nil {
+		if e, o = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric]); e != nil {
 			v = e.value
 		}
 		col.cell.num = e
 	case kindHstore:
 		var e *hsEntry
-		if e, reused = lookupHstoreRaw(hstoreTable, raw, &r.counts[tabHstore]); e != nil {
+		if e, o = lookupHstoreRaw(hstoreTable, raw, &r.counts[tabHstore]); e != nil {
 			v = e.value
 		}
 		col.cell.hs = e
@@ -410,23 +461,23 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 			if r.longText == nil && len(raw) > cache.MaxShortKey && len(raw) <= MaxTextKey {
 				r.longText = typeTabs.longTable()
 			}
-			v, reused = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
+			v, o = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
 		} else {
-			v, reused = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
+			v, o = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
 		}
 	}
-	r.keep(cc, v, reused)
+	r.keep(cc, v, o)
 }
 
 // admit is sight for a value of a packed-key kind whose key advance has
 // looked up and not found: its sighting, and its admission on a second one.
 func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 	var v sqldriver.Value
-	var reused bool
+	var o outcome
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
-		if e, reused = admitShort(numericTable, key, raw, &r.counts[tabNumeric], buildNumEntry); e != nil {
+		if e, o = admitShort(numericTable, key, raw, &r.counts[tabNumeric], buildNumEntry); e != nil {
 			v = e.value
 		}
 		col.cell.num = e
@@ -436,18 +487,18 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 			t, c = col.fixed, &r.counts[cc.tab]
 		}
 		conv := r.conv[cc.col]
-		v, reused = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
+		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
-	r.keep(cc, v, reused)
+	r.keep(cc, v, o)
 }
 
 // keep ends sight and admit: the cell's driver value, and the lookup's
 // outcome for the column's back-off.
-func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, reused bool) {
+func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
 	r.vals[cc.col] = v
 	cc.set = true
-	if cc.reuse.observe(reused); cc.reuse.skip > 0 {
-		r.skipping++ // the window closed without reuse
+	if cc.reuse.observe(o); cc.reuse.skip > 0 {
+		r.skipping++ // the window closed without paying
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/pgcache/pgcache/cache"
+
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -29,6 +31,9 @@ func BenchmarkRowsReplay(b *testing.B) {
 		{"distinct-keys", `SELECT hashint8extended(g, 0) AS id, hashint8extended(-g, 0) AS ref, substr(md5(g::text), 1, 8) AS code,
 			substr(md5((-g)::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
 		// The same shapes drawn from 64 values each: every read a hit.
+		// Keys drawn at random from 6000 values, more than the table has
+		// slots: part hits, part churn.
+		{"random-keys", `SELECT 1000 + abs(hashint8extended(g, 0)) % 6000 AS id, 1000 + abs(hashint8extended(-g, 0)) % 6000 AS ref FROM generate_series(1, 200000) g`},
 		{"repeating-keys", `SELECT hashint8extended(g % 64, 0) AS id, hashint8extended(-(g % 64), 0) AS ref, substr(md5((g % 64)::text), 1, 8) AS code,
 			substr(md5((-(g % 64))::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
 	}
@@ -45,6 +50,7 @@ func BenchmarkRowsReplay(b *testing.B) {
 				rec := record(b, c, set.query)
 				dest := make([]sqldriver.Value, len(rec.fields))
 				b.ReportAllocs()
+				h0, a0 := hitsAndAdmissions()
 				b.ResetTimer()
 				for range b.N {
 					rec.pos = 0
@@ -54,10 +60,22 @@ func BenchmarkRowsReplay(b *testing.B) {
 					r.Close()
 				}
 				values := float64(b.N) * float64(len(rec.rows)*len(rec.fields))
+				h1, a1 := hitsAndAdmissions()
+				b.ReportMetric(float64(h1-h0)/values, "hits/value")
+				b.ReportMetric(float64(a1-a0)/values, "admissions/value")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/values, "ns/value")
 			})
 		}
 	}
+}
+
+// hitsAndAdmissions sums the counts of every table.
+func hitsAndAdmissions() (hits, admissions uint64) {
+	s := Stats()
+	for _, t := range []cache.Stats{s.Numeric, s.Hstore, s.Text, s.LongText, s.Int8, s.Int4, s.Float8, s.Date, s.Timestamp, s.Timestamptz} {
+		hits, admissions = hits+t.Hits, admissions+t.Admissions
+	}
+	return hits, admissions
 }
 
 // rawConn opens a pgcache connection to the test server with the given

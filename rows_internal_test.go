@@ -84,17 +84,26 @@ func TestReuseBackoffPeriodic(t *testing.T) {
 
 // TestReuseTracker drives one column's tracker with synthetic outcomes.
 func TestReuseTracker(t *testing.T) {
-	// run feeds n lookups whose outcome is reused(i) and returns how many of
-	// them were looked up (not skipped).
-	run := func(tr *reuseTracker, n int, reused func(i int) bool) (looked int) {
+	// runOutcomes feeds n lookups whose outcome is o(i) and returns how many
+	// of them were looked up (not skipped); run is runOutcomes with hits
+	// where reused(i) and misses elsewhere.
+	runOutcomes := func(tr *reuseTracker, n int, o func(i int) outcome) (looked int) {
 		for i := range n {
 			if tr.skipping() {
 				continue
 			}
 			looked++
-			tr.observe(reused(i))
+			tr.observe(o(i))
 		}
 		return looked
+	}
+	run := func(tr *reuseTracker, n int, reused func(i int) bool) (looked int) {
+		return runOutcomes(tr, n, func(i int) outcome {
+			if reused(i) {
+				return hit
+			}
+			return missed
+		})
 	}
 
 	t.Run("repeating column never skips", func(t *testing.T) {
@@ -137,6 +146,58 @@ func TestReuseTracker(t *testing.T) {
 		}
 		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
 			t.Fatalf("after the back-off ended: looked up %d values before skipping, want a full window of %d", looked, probeWindow)
+		}
+	})
+
+	t.Run("a churning column backs off after its warm-up", func(t *testing.T) {
+		// Four hits per admission, as a column drawing at random from 1.5
+		// times as many values as the table has slots.
+		churn := func(i int) outcome {
+			switch i % 6 {
+			case 0:
+				return admitted
+			case 1:
+				return missed
+			}
+			return hit
+		}
+		tr := newReuseTracker()
+		if looked := runOutcomes(&tr, (warmWindows+1)*probeWindow+skipFirst, churn); looked != (warmWindows+1)*probeWindow {
+			t.Fatalf("looked up %d values before the first skip ended, want the warm-up and one window: %d", looked, (warmWindows+1)*probeWindow)
+		}
+		// Its re-probes find the same churn: the skips keep doubling.
+		if looked := runOutcomes(&tr, reprobeWindow+2*skipFirst, churn); looked != reprobeWindow || tr.next != 4*skipFirst {
+			t.Fatalf("re-probe: looked up %d values, next skip %d; want %d and %d", looked, tr.next, reprobeWindow, 4*skipFirst)
+		}
+	})
+
+	t.Run("hits enough per admission keep the column cached", func(t *testing.T) {
+		// A little over churnRatio hits per admission.
+		tr := newReuseTracker()
+		if looked := runOutcomes(&tr, 1_000_000, func(i int) outcome {
+			if i%(churnRatio+2) == 0 {
+				return admitted
+			}
+			return hit
+		}); looked != 1_000_000 {
+			t.Fatalf("looked up %d of 1000000 values", looked)
+		}
+	})
+
+	t.Run("a cycle through the whole table passes its warm-up", func(t *testing.T) {
+		// A period of cache.Slots from an empty table: sightings, then
+		// admissions, then only hits.
+		tr := newReuseTracker()
+		if looked := runOutcomes(&tr, 1_000_000, func(i int) outcome {
+			switch {
+			case i < cache.Slots:
+				return missed
+			case i < 2*cache.Slots:
+				return admitted
+			}
+			return hit
+		}); looked != 1_000_000 {
+			t.Fatalf("looked up %d of 1000000 values", looked)
 		}
 	})
 
