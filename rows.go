@@ -71,9 +71,8 @@ const (
 
 // column is one result column.
 type column struct {
-	kind  columnKind
-	cell  cell                          // cached kinds: the current row's entry
-	fixed *cache.Short[sqldriver.Value] // kindFixed: its type table
+	kind columnKind
+	cell cell // numeric and hstore: the current row's entry
 }
 
 // textValue is stdlib's conversion of a text-format column pgx has no
@@ -92,6 +91,7 @@ type cachedColumn struct {
 	tab   tableID // where its counts go
 	set   bool    // the column's cell may hold an entry
 	reuse reuseTracker
+	short *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
 	// Values (not NULL) skipped in back-offs, counted as bypasses when the
 	// result set is closed; long are those of them that are text-kind texts
@@ -241,6 +241,7 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		fd := &fields[i]
 		col := &r.cols[i]
 		var tab tableID
+		var short *cache.Short[sqldriver.Value]
 		switch {
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
@@ -260,15 +261,16 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			case kindPlain:
 				continue
 			case kindFixed:
-				col.fixed = typeTabs.fixedTable(tab)
+				short = typeTabs.fixedTable(tab)
 			case kindText:
 				r.text = typeTabs.textTable()
+				short = r.text
 			}
 		}
 		if r.conv[i] == nil {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
 		}
-		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker()})
+		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), short: short})
 	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
@@ -372,41 +374,40 @@ func (r *Rows) advance() error {
 		// A hit in a packed-key table, the common case of a repeating
 		// column, is served here, a miss goes on to admit with its key, and
 		// everything else through sight.
-		col := &cols[cc.col]
 		switch cc.kind {
 		case kindNumeric:
 			if key, ok := cache.Pack(raw); ok {
 				if e, found := numericTable.Get(key); found {
 					cc.hits++
-					col.cell.num, vals[cc.col] = e, e.value
+					cols[cc.col].cell.num, vals[cc.col] = e, e.value
 					cc.set = true
 					cc.reuse.observeHit()
 					continue
 				}
-				r.admit(cc, col, key, raw)
+				r.admit(cc, &cols[cc.col], key, raw)
 				continue
 			}
 		case kindText, kindFixed:
-			t, key, ok := r.text, uint64(0), false
+			var key uint64
+			var ok bool
 			if cc.kind == kindText {
 				key, ok = cache.Pack(raw)
 			} else {
-				t = col.fixed
 				key, ok = cache.PackFixed(raw)
 			}
 			if ok {
-				if v, found := t.Get(key); found {
+				if v, found := cc.short.Get(key); found {
 					cc.hits++
 					vals[cc.col] = v
 					cc.set = true
 					cc.reuse.observeHit()
 					continue
 				}
-				r.admit(cc, col, key, raw)
+				r.admit(cc, &cols[cc.col], key, raw)
 				continue
 			}
 		}
-		r.sight(cc, col, raw)
+		r.sight(cc, &cols[cc.col], raw)
 	}
 	return nil
 }
@@ -463,7 +464,7 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 			}
 			v, o = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
 		} else {
-			v, o = lookupFixedRaw(col.fixed, raw, r.conv[cc.col], &r.counts[cc.tab])
+			v, o = lookupFixedRaw(cc.short, raw, r.conv[cc.col], &r.counts[cc.tab])
 		}
 	}
 	r.keep(cc, v, o)
@@ -482,9 +483,9 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 		}
 		col.cell.num = e
 	case kindText, kindFixed:
-		t, c := r.text, &r.counts[tabText]
+		t, c := cc.short, &r.counts[tabText]
 		if cc.kind == kindFixed {
-			t, c = col.fixed, &r.counts[cc.tab]
+			c = &r.counts[cc.tab]
 		}
 		conv := r.conv[cc.col]
 		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })

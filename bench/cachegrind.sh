@@ -14,7 +14,10 @@
 # run to run, so this counts the work of the code itself, allocation
 # included, and allocations (which the benchmarks report exactly) stand for
 # the garbage. For the same reason the Go scheduler's idle spinning
-# (runtime/proc.go, lock_spinbit.go, …) is left out.
+# (runtime/proc.go, lock_spinbit.go, …) is left out. Every function is
+# summed (--threshold=0): with cg_annotate's default 0.1% threshold, which
+# functions made the list depended on how long the scheduler spun, and the
+# same cell moved by up to 10% between runs.
 set -euo pipefail
 data=$1 values=$2
 shift 2
@@ -29,7 +32,7 @@ for drv in "$@"; do
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=natural\$/^data=$data\$" \
 		-test.benchtime 3x >/dev/null 2>&1
-	cg_annotate "$out" | awk -v n="$((4 * values))" -v drv="${drv//\\/}" '
+	cg_annotate --threshold=0 "$out" | awk -v n="$((4 * values))" -v drv="${drv//\\/}" '
 		/file:function/ { on = 1; next }
 		/Auto-annotated source/ { on = 0 }
 		on && $2 ~ /^\(/ {
