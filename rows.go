@@ -508,7 +508,7 @@ func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
 func (cc *cachedColumn) countSkipped(raw []byte) {
 	if raw != nil {
 		cc.skipped++
-		if cc.kind == kindText && !packable(raw) {
+		if !packable(raw) && cc.kind == kindText {
 			cc.long++
 		}
 	}

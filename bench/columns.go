@@ -54,7 +54,9 @@ func trafficLabel(r ColumnReport, s cache.Stats) string {
 }
 
 // verdict says whether pgcache_types would help the column: it does when the
-// option caches a column the defaults do not and most of its values hit.
+// option caches a column the defaults do not and most of its values hit. A
+// column with too few hits either does not repeat or repeats over more
+// values than a table holds, which the reuse back-off then bypasses.
 func verdict(r ColumnReport) string {
 	switch {
 	case r.Cached(r.Default):
@@ -69,5 +71,5 @@ func verdict(r ColumnReport) string {
 	case ratio >= 0.1:
 		return "pgcache_types helps a little"
 	}
-	return "does not repeat: leave it out"
+	return "too few hits: leave it out"
 }

@@ -29,7 +29,7 @@ func TestColumnReportsVerdicts(t *testing.T) {
 	}
 	out := b.String()
 	t.Log("\n" + out)
-	for _, want := range []string{"price", "cached by default", "mode", "pgcache_types helps", "id", "does not repeat", "give it a unique alias"} {
+	for _, want := range []string{"price", "cached by default", "mode", "pgcache_types helps", "id", "too few hits", "give it a unique alias"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
