@@ -172,10 +172,14 @@ type reuseTracker struct {
 	skip int32 // rows still to bypass
 	left int32 // lookups left in the current window
 	next int32 // length of the next skip, 0 meaning skipFirst (not backing off)
-	hits int16 // hits in the current window
+	hits int16 // hits in the current window (at most probeWindow, see below)
 	adms int16 // admissions in the current window
 	warm int8  // windows left that the loose test judges
 }
+
+// A window's counts fit reuseTracker's int16s: this fails to compile if
+// probeWindow outgrows them.
+var _ [math.MaxInt16 - probeWindow]struct{}
 
 // newReuseTracker returns the state of a column that has not been read yet.
 func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow, warm: warmWindows} }

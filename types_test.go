@@ -234,6 +234,61 @@ func TestTypesReuseBackoff(t *testing.T) {
 	}
 }
 
+// TestTypesChurnBacksOff: two int8 columns drawing at random from 6000
+// values, more than the table has slots, hit and admit all the time (a
+// fifth of their lookups are admissions, each evicting an entry); the
+// back-off takes them out of the table after their warm-up (two windows,
+// then one judged by hits per admission), and every value still comes back
+// as pgx stdlib returns it.
+func TestTypesChurnBacksOff(t *testing.T) {
+	std := openDB(t, stdDriver, pgtest.DSN(t))
+	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "int8"))
+	pgcache.ResetCache()
+	const n = 100000
+	const query = `select 1000 + abs(hashint8extended(g, 0)) % 6000, 1000 + abs(hashint8extended(-g, 0)) % 6000
+		from generate_series(1, 100000) g`
+	before := pgcache.Stats().Int8
+	got, err := pc.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := std.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	var read int
+	for got.Next() {
+		var a, b, wa, wb int64
+		if err := got.Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !want.Next() {
+			t.Fatal("pgx stdlib's rows ended first")
+		}
+		if err := want.Scan(&wa, &wb); err != nil {
+			t.Fatal(err)
+		}
+		if a != wa || b != wb {
+			t.Fatalf("row %d: %d, %d; pgx stdlib %d, %d", read+1, a, b, wa, wb)
+		}
+		read++
+	}
+	if err := got.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got.Close()
+	d := countsDelta(before, pgcache.Stats().Int8)
+	looked := d.Hits + d.Misses + d.Admissions
+	t.Logf("int8 traffic %v: %d of %d values looked up", d, looked, 2*n)
+	// Per column: three windows of 5120, a skip of 40960 rows, a re-probe of
+	// 640, a skip past the end: 16000 lookups, 16%. Allow one re-probe
+	// that happens to pay and the window after it.
+	if read != n || looked+d.Bypasses != 2*n || looked > 2*(16000+5120) {
+		t.Errorf("read %d rows; int8 traffic %v: %d of %d values looked up, want at most %d", read, d, looked, 2*n, 2*(16000+5120))
+	}
+}
+
 // allocsPerRow measures rows.Next + rows.Scan into dest, after the first ten
 // rows (the miss and the admission).
 func allocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
