@@ -161,9 +161,9 @@ const churnRatio = 8
 
 // warmWindows is how many windows of a column are judged by the loose test
 // (any hit or admission) before churnRatio applies. A column cycling through
-// P ≤ cache.Slots values shows no hit in its first window (P sightings, then
-// admissions) and more admissions than hits in its second; from the third on
-// it hits only.
+// P values from an empty table shows P sightings, then P admissions, then
+// only hits: at P = cache.Slots its first window has no hit and its second
+// more admissions than hits, and from the third on it hits only.
 const warmWindows = 2
 
 // reuseTracker is one column's state; it lives in its Rows and needs no
@@ -186,7 +186,7 @@ func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow, war
 
 // observe records the outcome of one lookup and closes the window when full.
 func (t *reuseTracker) observe(o outcome) {
-	// Branch-free, so that it inlines: hit is 2 and admitted 1.
+	// Branch-free: hit is 2 and admitted 1.
 	t.hits += int16(o >> 1)
 	t.adms += int16(o & 1)
 	t.count()
