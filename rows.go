@@ -35,7 +35,8 @@ type Rows struct {
 	// keeps the current row's cache entry in its cell.
 	cached []cachedColumn
 
-	// skipping counts the cached columns in a back-off (reuse.skip > 0).
+	// skipping counts the cached columns in a back-off (reuse.skip > 0):
+	// advance adds one when a lookup's observe starts a skip.
 	// When that is all of them, advance takes the rows until the first of
 	// them ends its skip, skipRows, in bulk (see skipAll).
 	skipping int
@@ -185,24 +186,28 @@ var _ [math.MaxInt16 - probeWindow]struct{}
 func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow, warm: warmWindows} }
 
 // observe records the outcome of one lookup and closes the window when full.
-func (t *reuseTracker) observe(o outcome) {
+// It reports whether that started a skip, which the caller counts in
+// Rows.skipping.
+func (t *reuseTracker) observe(o outcome) (skipStarted bool) {
 	// Branch-free: hit is 2 and admitted 1.
 	t.hits += int16(o >> 1)
 	t.adms += int16(o & 1)
-	t.count()
+	return t.count()
 }
 
 // observeHit is observe(hit), small enough to inline in advance's hit path.
-func (t *reuseTracker) observeHit() {
+// (A hit can close a window that does not pay, and so start a skip.)
+func (t *reuseTracker) observeHit() (skipStarted bool) {
 	t.hits++
-	t.count()
+	return t.count()
 }
 
 // count counts a lookup in the window and closes it when full.
-func (t *reuseTracker) count() {
+func (t *reuseTracker) count() (skipStarted bool) {
 	if t.left--; t.left <= 0 {
-		t.closeWindow()
+		return t.closeWindow()
 	}
+	return false
 }
 
 // pays reports whether the window that just closed shows enough reuse to
@@ -217,9 +222,10 @@ func (t *reuseTracker) pays() bool {
 }
 
 // closeWindow starts a skip after a window that did not pay (or ends the
-// back-off after one that did) and opens the next window.
-func (t *reuseTracker) closeWindow() {
-	if !t.pays() {
+// back-off after one that did), opens the next window and reports whether
+// it started a skip.
+func (t *reuseTracker) closeWindow() (skipStarted bool) {
+	if skipStarted = !t.pays(); skipStarted {
 		if t.next == 0 {
 			t.next = skipFirst
 		}
@@ -233,6 +239,7 @@ func (t *reuseTracker) closeWindow() {
 	if t.next != 0 {
 		t.left = reprobeWindow
 	}
+	return skipStarted
 }
 
 func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
@@ -385,7 +392,9 @@ func (r *Rows) advance() error {
 					cc.hits++
 					cols[cc.col].cell.num, vals[cc.col] = e, e.value
 					cc.set = true
-					cc.reuse.observeHit()
+					if cc.reuse.observeHit() {
+						r.skipping++
+					}
 					continue
 				}
 				r.admit(cc, &cols[cc.col], key, raw)
@@ -404,7 +413,9 @@ func (r *Rows) advance() error {
 					cc.hits++
 					vals[cc.col] = v
 					cc.set = true
-					cc.reuse.observeHit()
+					if cc.reuse.observeHit() {
+						r.skipping++
+					}
 					continue
 				}
 				r.admit(cc, &cols[cc.col], key, raw)
@@ -502,8 +513,8 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
 	r.vals[cc.col] = v
 	cc.set = true
-	if cc.reuse.observe(o); cc.reuse.skip > 0 {
-		r.skipping++ // the window closed without paying
+	if cc.reuse.observe(o) {
+		r.skipping++
 	}
 }
 

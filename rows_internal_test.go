@@ -1,6 +1,7 @@
 package pgcache
 
 import (
+	sqldriver "database/sql/driver"
 	"fmt"
 	"testing"
 
@@ -214,4 +215,39 @@ func TestReuseTracker(t *testing.T) {
 			t.Fatalf("skip length %d after a window with reuse, want reset", tr.next)
 		}
 	})
+}
+
+// TestRowsSkippingCount: Rows.skipping, by which advance decides to pass
+// whole rows in bulk, is the number of cached columns in a back-off after
+// every row. A window that does not pay can be closed by a hit (a column
+// churning the table), which the count once missed, so that bulk skips never
+// began on such result sets.
+func TestRowsSkippingCount(t *testing.T) {
+	c, closeDB := rawConn(t, "pgcache_types=all")
+	defer closeDB()
+	rec := record(t, c, `SELECT 1000 + abs(hashint8extended(g, 0)) % 6000 AS id, 1000 + abs(hashint8extended(-g, 0)) % 6000 AS ref,
+		hashint8extended(g, 1) AS distinct_id FROM generate_series(1, 200000) g`)
+	dest := make([]sqldriver.Value, len(rec.fields))
+	r := newRows(c, rec, true)
+	defer r.Close()
+	var rows, bulk int
+	for r.Next(dest) == nil {
+		rows++
+		n := 0
+		for k := range r.cached {
+			if r.cached[k].reuse.skip > 0 {
+				n++
+			}
+		}
+		if r.skipping != n {
+			t.Fatalf("row %d: skipping is %d, %d columns are in a back-off", rows, r.skipping, n)
+		}
+		if r.inSkip {
+			bulk++
+		}
+	}
+	t.Logf("%d of %d rows passed in bulk", bulk, rows)
+	if rows != 200000 || bulk < rows/2 {
+		t.Fatalf("%d of %d rows passed in bulk, want over half of 200000", bulk, rows)
+	}
 }
