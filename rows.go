@@ -366,14 +366,8 @@ func (r *Rows) advance() error {
 		cc := &cached[k]
 		raw := raws[cc.col]
 		if cc.reuse.skip > 0 || raw == nil {
-			// NULLs and columns in a back-off. The cell is emptied only when
-			// it may hold an entry: a pointer store costs a write barrier
-			// while the GC runs.
-			if cc.set {
-				cols[cc.col].cell = cell{}
-				vals[cc.col] = nil
-				cc.set = false
-			}
+			// NULLs and columns in a back-off.
+			r.empty(cc)
 			if cc.reuse.skip > 0 {
 				if cc.reuse.skip--; cc.reuse.skip == 0 {
 					r.skipping--
@@ -441,13 +435,20 @@ func (r *Rows) skipAll() {
 		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
 			r.skipping--
 		}
-		if cc.set {
-			r.cols[cc.col].cell = cell{}
-			r.vals[cc.col] = nil
-			cc.set = false
-		}
+		r.empty(cc)
 	}
 	r.skipRows = n
+}
+
+// empty drops the entry cc's cell may hold from the previous row. It stores
+// only when there may be one: a pointer store costs a write barrier while
+// the GC runs.
+func (r *Rows) empty(cc *cachedColumn) {
+	if cc.set {
+		r.cols[cc.col].cell = cell{}
+		r.vals[cc.col] = nil
+		cc.set = false
+	}
 }
 
 // sight records one sighting of a cached column's value that advance could
@@ -605,20 +606,12 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 // text the server sent. Each function keeps its scan target between rows, as
 // stdlib's does, so values match stdlib's in every respect.
 func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sqldriver.Value, error) {
-	oid, format := fd.DataTypeOID, fd.Format
-	// The commonest types get a closure of their own, with the boxing inline
-	// (a conversion through scanAs costs a second indirect call per value,
-	// which made pgcache=off measurably dearer than stdlib on plain columns).
-	switch oid {
+	// The commonest types skip scanAs's conversion function (a second
+	// indirect call per value, which made pgcache=off measurably dearer than
+	// stdlib on plain columns): scanDirect, and int4 by hand for its widening.
+	switch fd.DataTypeOID {
 	case pgtype.BoolOID:
-		var v bool
-		plan := m.PlanScan(oid, format, &v)
-		return func(src []byte) (sqldriver.Value, error) {
-			if err := plan.Scan(src, &v); err != nil {
-				return nil, err
-			}
-			return v, nil
-		}
+		return scanDirect[bool](m, fd)
 	case pgtype.ByteaOID, pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID:
 		return scanAs(m, fd, func(v *[]byte) (sqldriver.Value, error) { return *v, nil })
 	case pgtype.CIDOID, pgtype.OIDOID, pgtype.XIDOID:
@@ -632,19 +625,12 @@ func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sq
 	case pgtype.Float4OID:
 		return scanAs(m, fd, func(v *float32) (sqldriver.Value, error) { return float64(*v), nil })
 	case pgtype.Float8OID:
-		var v float64
-		plan := m.PlanScan(oid, format, &v)
-		return func(src []byte) (sqldriver.Value, error) {
-			if err := plan.Scan(src, &v); err != nil {
-				return nil, err
-			}
-			return v, nil
-		}
+		return scanDirect[float64](m, fd)
 	case pgtype.Int2OID:
 		return scanAs(m, fd, func(v *int16) (sqldriver.Value, error) { return int64(*v), nil })
 	case pgtype.Int4OID:
 		var v int32
-		plan := m.PlanScan(oid, format, &v)
+		plan := m.PlanScan(fd.DataTypeOID, fd.Format, &v)
 		return func(src []byte) (sqldriver.Value, error) {
 			if err := plan.Scan(src, &v); err != nil {
 				return nil, err
@@ -652,23 +638,22 @@ func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sq
 			return int64(v), nil
 		}
 	case pgtype.Int8OID:
-		var v int64
-		plan := m.PlanScan(oid, format, &v)
-		return func(src []byte) (sqldriver.Value, error) {
-			if err := plan.Scan(src, &v); err != nil {
-				return nil, err
-			}
-			return v, nil
-		}
+		return scanDirect[int64](m, fd)
 	default:
-		var v string
-		plan := m.PlanScan(oid, format, &v)
-		return func(src []byte) (sqldriver.Value, error) {
-			if err := plan.Scan(src, &v); err != nil {
-				return nil, err
-			}
-			return v, nil
+		return scanDirect[string](m, fd)
+	}
+}
+
+// scanDirect is scanAs for a type that is its own driver value: the boxing
+// is in the closure, with no conversion function to call.
+func scanDirect[T bool | float64 | int64 | string](m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sqldriver.Value, error) {
+	var v T
+	plan := m.PlanScan(fd.DataTypeOID, fd.Format, &v)
+	return func(src []byte) (sqldriver.Value, error) {
+		if err := plan.Scan(src, &v); err != nil {
+			return nil, err
 		}
+		return v, nil
 	}
 }
 
