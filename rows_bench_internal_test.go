@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -31,20 +32,31 @@ func BenchmarkRowsReplay(b *testing.B) {
 		{"distinct-keys", `SELECT hashint8extended(g, 0) AS id, hashint8extended(-g, 0) AS ref, substr(md5(g::text), 1, 8) AS code,
 			substr(md5((-g)::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
 		// The same shapes drawn from 64 values each: every read a hit.
-		// Keys drawn at random from 6000 values, more than the table has
-		// slots: part hits, part churn.
-		{"random-keys", `SELECT 1000 + abs(hashint8extended(g, 0)) % 6000 AS id, 1000 + abs(hashint8extended(-g, 0)) % 6000 AS ref FROM generate_series(1, 200000) g`},
 		{"repeating-keys", `SELECT hashint8extended(g % 64, 0) AS id, hashint8extended(-(g % 64), 0) AS ref, substr(md5((g % 64)::text), 1, 8) AS code,
 			substr(md5((-(g % 64))::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
+	}
+	// Two int8 columns drawn at random from N keys, around and above the
+	// table's 4096 slots: part hits, part churn, which mode=types-reuse-only
+	// measures without the back-off's churn rule (what churnRatio is set by).
+	for _, n := range []int{3000, 4000, 6000} {
+		sets = append(sets, struct{ name, query string }{fmt.Sprint("random-keys-", n),
+			fmt.Sprintf(`SELECT 1000 + abs(hashint8extended(g, 0)) %% %d AS id, 1000 + abs(hashint8extended(-g, 0)) %% %d AS ref FROM generate_series(1, 200000) g`, n, n)})
 	}
 	modes := []struct{ name, opts string }{
 		{"off", "pgcache=off"},
 		{"default", ""},
 		{"types", "pgcache_types=all"},
+		{"types-reuse-only", "pgcache_types=all"},
 	}
 	for _, set := range sets {
 		for _, mode := range modes {
 			b.Run("data="+set.name+"/mode="+mode.name, func(b *testing.B) {
+				if mode.name == "types-reuse-only" {
+					// Any hit keeps a column cached, as before the churn
+					// rule.
+					defer func(r int) { churnRatio = r }(churnRatio)
+					churnRatio = 0
+				}
 				c, closeDB := rawConn(b, mode.opts)
 				defer closeDB()
 				rec := record(b, c, set.query)
