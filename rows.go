@@ -43,6 +43,12 @@ type Rows struct {
 	skipRows int32
 	inSkip   bool // the current row was passed in bulk: no cached values
 
+	// The cached columns again, as the bulk skip's loops read them: text
+	// kinds apart, as only they count long texts. They share one backing
+	// array, bulkBuf when it is large enough.
+	bulkPlain, bulkText []bulkColumn
+	bulkBuf             [8]bulkColumn
+
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
 	pending     bool
@@ -73,7 +79,8 @@ const (
 // column is one result column.
 type column struct {
 	kind columnKind
-	cell cell // numeric and hstore: the current row's entry
+	k    int32 // a cached column's index in Rows.cached
+	cell cell  // numeric and hstore: the current row's entry
 }
 
 // textValue is stdlib's conversion of a text-format column pgx has no
@@ -101,6 +108,10 @@ type cachedColumn struct {
 	skipped, long, hits uint64
 }
 
+// bulkColumn is a cached column as a bulk skip sees it: where its value is
+// in the row, and where its state is in Rows.cached.
+type bulkColumn struct{ col, k int32 }
+
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
 // key in its slot, and when several connections read all-distinct columns at
 // once those stores bounce the table's cache lines between CPUs (measured with
@@ -123,13 +134,27 @@ type cachedColumn struct {
 // size never skips; an all-distinct column pays the window once per result
 // set.
 //
-// Reuse alone is not enough, though: a column drawing at random from more
+// Reuse alone is not enough, though. A column drawing at random from more
 // values than the table has slots (a foreign key into a big table) hits and
 // admits all the time, each admission allocating an entry that evicts
-// another one soon missed, and it cost up to twice pgcache=off. So after its
-// first warmWindows windows, which only need some reuse, a window pays only
-// with at least churnRatio hits per admission (re-probes included); a window
-// that does not pay starts a skip as one without reuse does.
+// another one soon missed, and it cost up to twice pgcache=off. And a column
+// whose few hits are lost among misses pays for every miss and saves little
+// (a re-read of an all-distinct table still hits, 2% of its lookups, on the
+// entries earlier reads admitted, and those hits kept three windows of it
+// cached on every read). So a window pays only when at least 1/minShare of
+// its lookups were reused — hits and admissions while the column warms up,
+// hits alone after its first warmWindows windows, which must also show at
+// least churnRatio hits per admission (re-probes included) — except a
+// column's first window, which needs only some reuse. A window that does not
+// pay starts a skip as one without reuse does.
+//
+// Every window but a column's first is also judged early: after earlyWindow
+// lookups it goes on only if 1/minShare of them were hits or admissions, and
+// fails there otherwise. A column that repeats shows reuse at once in any
+// window but its first (its values come back), so this costs it nothing; it
+// shortens the windows of a column that has stopped repeating, and those of
+// a re-read of an all-distinct table, whose first window finds the values
+// the previous read sighted and whose second little or nothing.
 //
 // Once a column has backed off, the probes that follow a skip are short
 // (reprobeWindow): they are there to notice a column that has started
@@ -146,34 +171,41 @@ type cachedColumn struct {
 const (
 	probeWindow   = cache.Slots + cache.Slots/4
 	reprobeWindow = probeWindow / 8
+	earlyWindow   = cache.Slots / 16
+	minShare      = 8
 	skipFirst     = 8 * probeWindow
 	skipMax       = 64 * probeWindow
 )
 
 // churnRatio is how many hits per admission a window past its warm-up
-// needs for the column to stay cached. A column drawing at random from more
-// distinct values than the table has slots admits all the time, each
-// admission evicting an entry that is then missed, and every lookup loads a
-// slot and an entry from memory scattered over the heap. Cached without the
-// rule (BenchmarkRowsReplay/data=random-keys-N/mode=types-reuse-only, two
-// int8 columns over N keys, against mode=off), 6000 keys cost ~70% more than
+// needs for the column to stay cached, and minShare (above) the share of
+// its lookups that must hit. A column drawing at random from more distinct
+// values than the table has slots admits all the time, each admission
+// evicting an entry that is then missed, and every lookup loads a slot and
+// an entry from memory scattered over the heap. Cached without these rules
+// (BenchmarkRowsReplay/data=random-keys-N/mode=types-reuse-only, two int8
+// columns over N keys, against mode=off), 6000 keys cost ~70% more than
 // pgcache=off at 4 hits per admission, 4000 broke even at 17, 3000 were a
 // quarter cheaper at 38. It is a variable only so that the benchmark can turn
-// the rule off.
+// the rules off.
 var churnRatio = 8
 
 // warmWindows is how many windows of a column are judged by the loose test
-// (any hit or admission) before churnRatio applies. A column cycling through
-// P values from an empty table shows P sightings, then P admissions, then
-// only hits: at P = cache.Slots its first window has no hit and its second
-// more admissions than hits, and from the third on it hits only.
+// (admissions count as reuse) before churnRatio applies. A column cycling
+// through P values from an empty table shows P sightings, then P admissions,
+// then only hits: at P = cache.Slots its first window has no hit and a few
+// admissions, its second more admissions than hits, and from the third on
+// it hits only. (Not every value: those that share their slot with another
+// value of the cycle evict each other's sightings and are never admitted,
+// so at that period about e⁻¹ = 37% of the lookups hit.)
 const warmWindows = 2
 
 // reuseTracker is one column's state; it lives in its Rows and needs no
 // synchronisation. Make it with newReuseTracker.
 type reuseTracker struct {
 	skip int32 // rows still to bypass
-	left int32 // lookups left in the current window
+	left int32 // lookups left in the current window, or in its early part
+	rest int32 // lookups of the window after its early part, 0 once past it
 	next int32 // length of the next skip, 0 meaning skipFirst (not backing off)
 	hits int16 // hits in the current window (at most probeWindow, see below)
 	adms int16 // admissions in the current window
@@ -212,22 +244,46 @@ func (t *reuseTracker) count() (skipStarted bool) {
 	return false
 }
 
-// pays reports whether the window that just closed shows enough reuse to
-// keep the column cached: any at all while warming up, then churnRatio hits
+// pays reports whether a window of n lookups, or the early part of one,
+// that has just closed shows enough reuse to keep the column cached (see
+// Reuse tracking): any at all in a column's first window; a share of
+// 1/minShare reused, hits or admissions, in the early part of a window and
+// while the column warms up; and after that as many hits and churnRatio hits
 // per admission.
-func (t *reuseTracker) pays() bool {
-	if t.warm > 0 {
-		t.warm--
-		return t.hits > 0 || t.adms > 0
+func (t *reuseTracker) pays(n int32, early bool) bool {
+	hits, adms := int32(t.hits), int32(t.adms)
+	switch {
+	case t.warm == warmWindows && !early:
+		return hits > 0 || adms > 0
+	case early || t.warm > 0:
+		return hits+adms >= n/minShare
 	}
-	return t.hits > 0 && int(t.hits) >= churnRatio*int(t.adms)
+	return hits >= n/minShare && hits >= int32(churnRatio)*adms
 }
 
 // closeWindow starts a skip after a window that did not pay (or ends the
 // back-off after one that did), opens the next window and reports whether
-// it started a skip.
+// it started a skip. At the end of a window's early part it lets a window
+// that pays so far go on, and fails one that does not.
 func (t *reuseTracker) closeWindow() (skipStarted bool) {
-	if skipStarted = !t.pays(); skipStarted {
+	n := int32(probeWindow)
+	if t.next != 0 {
+		n = reprobeWindow
+	}
+	if t.rest > 0 {
+		if t.pays(earlyWindow, true) {
+			t.left, t.rest = t.rest, 0
+			return false
+		}
+		t.rest = 0
+		skipStarted = true
+	} else {
+		skipStarted = !t.pays(n, false)
+	}
+	if t.warm > 0 {
+		t.warm--
+	}
+	if skipStarted {
 		if t.next == 0 {
 			t.next = skipFirst
 		}
@@ -237,10 +293,11 @@ func (t *reuseTracker) closeWindow() (skipStarted bool) {
 		t.next = 0
 	}
 	t.hits, t.adms = 0, 0
-	t.left = probeWindow
+	n = probeWindow
 	if t.next != 0 {
-		t.left = reprobeWindow
+		n = reprobeWindow
 	}
+	t.left, t.rest = earlyWindow, n-earlyWindow
 	return skipStarted
 }
 
@@ -283,10 +340,26 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		if r.conv[i] == nil {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
 		}
+		col.k = int32(len(r.cached))
 		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), short: short})
 	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
+		bulk := r.bulkBuf[:0]
+		if len(r.cached) > len(r.bulkBuf) {
+			bulk = make([]bulkColumn, 0, len(r.cached))
+		}
+		for pass := range 2 {
+			for k := range r.cached {
+				if text := r.cached[k].kind == kindText; text == (pass == 1) {
+					bulk = append(bulk, bulkColumn{col: r.cached[k].col, k: int32(k)})
+				}
+			}
+			if pass == 0 {
+				r.bulkPlain = bulk
+			}
+		}
+		r.bulkText = bulk[len(r.bulkPlain):]
 	}
 	return r
 }
@@ -316,8 +389,11 @@ func (r *Rows) publish() {
 	}
 	r.published = true
 	for k := range r.cached {
+		// A bulk skip the result set ended in counted rows it did not have.
+		r.cached[k].skipped -= uint64(r.skipRows)
 		r.cached[k].flush(&r.counts)
 	}
+	r.skipRows = 0
 	if r.counts[tabNumeric] != (cache.Counts{}) {
 		numericTable.Record(r.counts[tabNumeric])
 	}
@@ -332,7 +408,11 @@ func (r *Rows) publish() {
 // Next (Go 1.26) and NextRow (Go 1.27's driver.RowsColumnScanner) both come
 // here, so admission and the reuse back-off see the same stream of values
 // under either. It keeps each cached column's entry for the row in its cell.
-func (r *Rows) advance() error {
+//
+// It returns the row's wire values when some column is cached, for Next.
+// When the row is passed in bulk the caller, with counted set, counts its
+// exceptions to the bypasses itself (see nextBulk).
+func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
 	more := r.pendingMore
 	if r.pending {
 		r.pending = false
@@ -340,28 +420,38 @@ func (r *Rows) advance() error {
 		more = r.rows.Next()
 	}
 	if !more {
-		if err := r.rows.Err(); err != nil {
-			return err
-		}
-		return io.EOF
+		return nil, r.end()
 	}
 	if len(r.cached) == 0 {
-		return nil
+		return nil, nil
 	}
-	raws := r.rows.RawValues()
+	raws = r.rows.RawValues()
 	if r.skipRows == 0 && r.skipping == len(r.cached) {
 		r.skipAll()
 	}
 	if r.inSkip = r.skipRows > 0; r.inSkip {
-		// Every cached column is in a back-off: only the bypasses are
-		// counted, with a few instructions per value.
+		// Every cached column is in a back-off: skipAll has counted the
+		// rows as bypasses already, so only the exceptions are counted
+		// here — NULLs, which are no bypass, and text-kind texts that
+		// belong to the hashed table.
 		r.skipRows--
-		cached := r.cached
-		for k := range cached {
-			cc := &cached[k]
-			cc.countSkipped(raws[cc.col])
+		if counted {
+			return raws, nil
 		}
-		return nil
+		cached := r.cached
+		for _, b := range r.bulkPlain {
+			if raws[b.col] == nil {
+				cached[b.k].skipped--
+			}
+		}
+		for _, b := range r.bulkText {
+			if raw := raws[b.col]; raw == nil {
+				cached[b.k].skipped--
+			} else if !packable(raw) {
+				cached[b.k].long++
+			}
+		}
+		return raws, nil
 	}
 	cols, cached, vals := r.cols, r.cached, r.vals
 	for k := range cached {
@@ -420,13 +510,23 @@ func (r *Rows) advance() error {
 		}
 		r.sight(cc, &cols[cc.col], raw)
 	}
-	return nil
+	return raws, nil
+}
+
+// end is advance's error after the last row: the result set's, or io.EOF.
+func (r *Rows) end() error {
+	if err := r.rows.Err(); err != nil {
+		return err
+	}
+	return io.EOF
 }
 
 // skipAll starts a bulk skip: all cached columns are in a back-off, and for
 // the rows until the shortest of their skips ends, advance only counts
 // bypasses. The columns' skips are shortened by as many rows, and their
-// cells, which may hold the previous row's entries, emptied.
+// cells, which may hold the previous row's entries, emptied. Each column
+// counts the n rows as n skipped values now, and advance takes back its
+// NULLs as they come (and publish the rows the result set did not have).
 func (r *Rows) skipAll() {
 	n := r.cached[0].reuse.skip
 	for k := range r.cached {
@@ -437,6 +537,7 @@ func (r *Rows) skipAll() {
 		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
 			r.skipping--
 		}
+		cc.skipped += uint64(n)
 		r.empty(cc)
 	}
 	r.skipRows = n
@@ -560,17 +661,27 @@ type cell struct {
 // Next reads the next row into dest. A numeric or hstore value found in the
 // cache is the entry's pre-boxed string: no copy and no allocation.
 func (r *Rows) Next(dest []sqldriver.Value) error {
-	if err := r.advance(); err != nil {
+	if r.skipRows > 0 {
+		// The rest of a bulk skip (see skipAll), straight to stdlib's loop.
+		if !r.rows.Next() {
+			return r.end()
+		}
+		r.skipRows--
+		return r.nextBulk(dest, r.rows.RawValues())
+	}
+	raws, err := r.advance(true)
+	if err != nil {
 		return err
 	}
-	raws := r.rows.RawValues()
-	if len(r.cached) == 0 || r.inSkip {
-		// No column goes through the cache, or none has a value from it in
-		// this row: stdlib's own loop. (It is the loop below without the
-		// vals test, kept apart on purpose: that test cost pgcache=off ~8
-		// instructions per value under cachegrind, and Go does not unswitch
-		// loops.)
-		conv := r.conv
+	if r.inSkip {
+		return r.nextBulk(dest, raws)
+	}
+	if len(r.cached) == 0 {
+		// No column goes through the cache: stdlib's own loop. (It is the
+		// loop below without the vals test, kept apart on purpose: that
+		// test cost pgcache=off ~8 instructions per value under
+		// cachegrind, and Go does not unswitch loops.)
+		raws, conv := r.rows.RawValues(), r.conv
 		for i, raw := range raws {
 			if raw == nil {
 				dest[i] = nil
@@ -599,6 +710,35 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 			return fmt.Errorf("convert field %d failed: %w", i, err)
 		}
 		dest[i] = v
+	}
+	return nil
+}
+
+// nextBulk is Next for a row passed in bulk, every cached column in a
+// back-off: stdlib's loop, which also takes back the NULLs of cached columns
+// from the bypasses skipAll counted, then the text-kind texts that belong to
+// the hashed table's counts. It is what advance does for NextRow, in the
+// loop that converts the row, where a NULL costs a test already made.
+func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
+	conv := r.conv
+	for i, raw := range raws {
+		if raw == nil {
+			dest[i] = nil
+			if col := &r.cols[i]; col.kind != kindPlain {
+				r.cached[col.k].skipped--
+			}
+			continue
+		}
+		v, err := conv[i](raw)
+		if err != nil {
+			return fmt.Errorf("convert field %d failed: %w", i, err)
+		}
+		dest[i] = v
+	}
+	for _, b := range r.bulkText {
+		if raw := raws[b.col]; raw != nil && !packable(raw) {
+			r.cached[b.k].long++
+		}
 	}
 	return nil
 }

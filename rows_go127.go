@@ -26,7 +26,10 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 
 // NextRow advances to the next row, recording one sighting of each cached
 // value as Next does on older Go; it returns io.EOF after the last row.
-func (r *Rows) NextRow() error { return r.advance() }
+func (r *Rows) NextRow() error {
+	_, err := r.advance(false)
+	return err
+}
 
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
 var (
@@ -38,29 +41,35 @@ var (
 // calls it once per column per Scan; it records nothing in the cache, so
 // scanning a row twice, or not at all, leaves the cache as Next would.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	var v sqldriver.Value // the cache entry's driver value, if the cell has one
 	switch r.cols[index].kind {
 	case kindNumeric:
 		if e := r.cols[index].cell.num; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
 				return err
 			}
+			v = e.value
 		}
 	case kindHstore:
 		if e := r.cols[index].cell.hs; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
 				return err
 			}
+			v = e.value
 		} else if done, err := r.scanHstoreMapMiss(index, dest); done {
 			return err
 		}
 	case kindText, kindFixed:
-		if v := r.vals[index]; v != nil {
-			if done, err := scanValue(scanCtx, v, dest); done {
-				return err
+		// A row passed in bulk (see advance) has no entry: not worth a look.
+		if !r.inSkip {
+			if v = r.vals[index]; v != nil {
+				if done, err := scanValue(scanCtx, v, dest); done {
+					return err
+				}
 			}
 		}
 	}
-	return r.scanColumnStdlib(scanCtx, index, dest)
+	return r.scanColumnStdlib(scanCtx, index, dest, v)
 }
 
 // scanHstoreMapMiss gives map destinations of an uncached hstore value the
@@ -101,8 +110,10 @@ func (r *Rows) scanHstoreMapMiss(index int, dest any) (done bool, err error) {
 // scanColumnStdlib is what pgx stdlib's ScanColumn does with dest: rejects
 // nil, converts the driver value with database/sql's rules for the
 // destinations database/sql knows, and lets pgx's type map scan the wire
-// bytes into anything else.
-func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest any) error {
+// bytes into anything else. cached is the cell's cache entry's driver
+// value, nil when there is none: the driver value itself, which stdlib's
+// conversion would only make again.
+func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest any, cached sqldriver.Value) error {
 	if dest == nil {
 		return errDestNotPointer
 	}
@@ -112,10 +123,10 @@ func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest a
 	}
 	raw := r.rows.RawValues()[index]
 	if convertsLikeDatabaseSQL(rv.Type()) {
-		var v sqldriver.Value
-		if raw != nil {
+		v := cached
+		if v == nil && raw != nil {
 			var err error
-			if v, err = r.value(index, raw); err != nil {
+			if v, err = r.conv[index](raw); err != nil {
 				return err
 			}
 		}
@@ -189,16 +200,4 @@ func classifyDest(t reflect.Type) bool {
 		return t.ConvertibleTo(timeType)
 	}
 	return false
-}
-
-// value is the driver value of column i of the current row, whose wire bytes
-// are raw (not nil): what pgx stdlib's Next would put in dest.
-func (r *Rows) value(i int, raw []byte) (sqldriver.Value, error) {
-	if r.vals == nil { // no cached column
-		return r.conv[i](raw)
-	}
-	if v := r.vals[i]; v != nil {
-		return v, nil
-	}
-	return r.conv[i](raw)
 }

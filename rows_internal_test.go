@@ -109,8 +109,9 @@ func TestReuseTracker(t *testing.T) {
 
 	t.Run("repeating column never skips", func(t *testing.T) {
 		tr := newReuseTracker()
-		// One reuse per window is enough to keep consulting the cache.
-		if looked := run(&tr, 1_000_000, func(i int) bool { return i%probeWindow == 5 }); looked != 1_000_000 {
+		// A seventh of the lookups hitting is enough to keep consulting
+		// the cache (an eighth is the least).
+		if looked := run(&tr, 1_000_000, func(i int) bool { return i%7 == 5 }); looked != 1_000_000 {
 			t.Fatalf("looked up %d of 1000000 values", looked)
 		}
 	})
@@ -136,17 +137,61 @@ func TestReuseTracker(t *testing.T) {
 		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
 			t.Fatalf("first window and skip: looked up %d values, want %d", looked, probeWindow)
 		}
-		// The re-probe is reprobeWindow long, then the doubled skip begins.
-		if looked := run(&tr, reprobeWindow+2*skipFirst, never); looked != reprobeWindow {
-			t.Fatalf("re-probe and second skip: looked up %d values, want %d", looked, reprobeWindow)
+		// A re-probe without reuse fails at the end of its early part,
+		// then the doubled skip begins.
+		if looked := run(&tr, earlyWindow+2*skipFirst, never); looked != earlyWindow {
+			t.Fatalf("re-probe and second skip: looked up %d values, want %d", looked, earlyWindow)
 		}
-		// A re-probe that finds reuse ends the back-off: the next window is a
-		// full one again.
-		if looked := run(&tr, reprobeWindow, func(i int) bool { return i == 0 }); looked != reprobeWindow || tr.next != 0 {
+		// A re-probe that finds reuse runs to its end, reprobeWindow
+		// lookups, and ends the back-off: the next window is a full one
+		// again.
+		always := func(int) bool { return true }
+		if looked := run(&tr, reprobeWindow, always); looked != reprobeWindow || tr.next != 0 {
 			t.Fatalf("re-probe with reuse: looked up %d, next skip %d; want %d and 0", looked, tr.next, reprobeWindow)
 		}
-		if looked := run(&tr, probeWindow+skipFirst, never); looked != probeWindow {
-			t.Fatalf("after the back-off ended: looked up %d values before skipping, want a full window of %d", looked, probeWindow)
+		if looked := run(&tr, probeWindow+earlyWindow+skipFirst, func(i int) bool { return i < probeWindow }); looked != probeWindow+earlyWindow {
+			t.Fatalf("after the back-off ended: looked up %d values before skipping, want a full window of %d and the early part of the next, %d",
+				looked, probeWindow, earlyWindow)
+		}
+	})
+
+	t.Run("a window without early reuse fails there", func(t *testing.T) {
+		// A re-read of an all-distinct table: its first window admits the
+		// values the previous read sighted, and from then on nothing
+		// comes back. Only the early part of the second window is spent.
+		tr := newReuseTracker()
+		if looked := runOutcomes(&tr, probeWindow+earlyWindow+skipFirst, func(i int) outcome {
+			if i < probeWindow && i%2 == 0 {
+				return admitted
+			}
+			return missed
+		}); looked != probeWindow+earlyWindow {
+			t.Fatalf("looked up %d values before the first skip ended, want %d", looked, probeWindow+earlyWindow)
+		}
+		// Reuse just after the early part is too late.
+		tr = newReuseTracker()
+		if looked := runOutcomes(&tr, probeWindow+earlyWindow+skipFirst, func(i int) outcome {
+			if i < probeWindow || i >= probeWindow+earlyWindow {
+				return hit
+			}
+			return missed
+		}); looked != probeWindow+earlyWindow {
+			t.Fatalf("looked up %d values before the first skip ended, want %d", looked, probeWindow+earlyWindow)
+		}
+		// A few hits are not enough either: 2% of the lookups, as on a
+		// re-read of an all-distinct table whose earlier reads left entries
+		// behind, fail in the early part of the second window.
+		tr = newReuseTracker()
+		if looked := run(&tr, probeWindow+earlyWindow+skipFirst, func(i int) bool { return i%50 == 0 }); looked != probeWindow+earlyWindow {
+			t.Fatalf("2%% hits: looked up %d values before the first skip ended, want %d", looked, probeWindow+earlyWindow)
+		}
+		// Enough hits in the early part but too few in the whole window:
+		// the window runs to its end and fails there.
+		tr = newReuseTracker()
+		if looked := run(&tr, 2*probeWindow+skipFirst, func(i int) bool {
+			return i < probeWindow || (i < probeWindow+earlyWindow && i%2 == 0)
+		}); looked != 2*probeWindow {
+			t.Fatalf("reuse in the early part only: looked up %d values before the first skip ended, want %d", looked, 2*probeWindow)
 		}
 	})
 

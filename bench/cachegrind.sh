@@ -3,8 +3,11 @@
 # cells with valgrind's cachegrind: a figure that, unlike CPU time on a
 # shared 2-core machine, does not move by ±10-30% from one run to the next.
 #
-#   PGCACHE_TEST_DSN=... bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
-#   e.g. bench/cachegrind.sh orderlines 3200000 pgx 'pgcache\+types'
+#   PGCACHE_TEST_DSN=... [RUNS=n] bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
+#   e.g. RUNS=3 bench/cachegrind.sh orderlines 3200000 pgx 'pgcache\+types'
+#
+# With RUNS=n each cell runs n times, the drivers interleaved, and the
+# median is printed with the runs.
 #
 # It needs valgrind (apt-get install valgrind) and a server that already
 # holds the data set (run the benchmark once against $PGCACHE_TEST_DSN
@@ -30,21 +33,35 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/bench.test
 go test -c -o "$bin" .
-for drv in "$@"; do
-	out=$tmp/cachegrind.out
+# count DRIVER prints the instructions per value of one run of its cell.
+count() {
+	local drv=$1 out=$tmp/cachegrind.out
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=natural\$/^data=$data\$" \
 		-test.benchtime 3x >/dev/null 2>&1
-	cg_annotate --threshold=0 "$out" | awk -v n="$((4 * values))" -v drv="${drv//\\/}" '
+	cg_annotate --threshold=0 "$out" | awk -v n="$((4 * values))" '
 		/file:function/ { on = 1; next }
 		/Auto-annotated source/ { on = 0 }
 		on && $2 ~ /^\(/ {
 			gsub(",", "", $1)
 			# The scheduler, by file and, where its code is inlined into
 			# other files, by function.
-			if ($0 ~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:(runtime\.mcall|gogo)/) next
-			if ($0 ~ /:runtime\.(findRunnable|casgstatus|wakep|goschedImpl|gosched_m|schedule|execute|globrunqget|globrunqgetbatch|mcall|lock2|unlock2|\(\*m\)\.clearAllpSnapshot|\(\*timers\)\.check|pidleget|pidlegetSpinning|\(\*gcControllerState\)\.releaseNextGCMarkWorker|nanotime1\.abi0|GC)$/) next
+			if ($0 ~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:runtime\.(mcall|gogo)/) next
+			if ($0 ~ /:runtime\.(findRunnable|casgstatus|wakep|goschedImpl|gosched_m|schedule|execute|globrunqget|globrunqgetbatch|mcall|lock2|unlock2|\(\*m\)\.clearAllpSnapshot|\(\*timers\)\.check|\(\*timeHistogram\)\.record|pidleget|pidlegetSpinning|\(\*gcControllerState\)\.releaseNextGCMarkWorker|nanotime1\.abi0|GC)$/) next
 			sum += $1
 		}
-		END { printf "%-16s %6.0f instructions/value\n", drv, sum / n }'
+		END { printf "%.0f\n", sum / n }'
+}
+# RUNS rounds over the drivers, interleaved; each driver's runs, then their
+# median.
+declare -A runs
+for ((round = 1; round <= ${RUNS:-1}; round++)); do
+	for drv in "$@"; do
+		runs[$drv]+="$(count "$drv") "
+	done
+done
+for drv in "$@"; do
+	# shellcheck disable=SC2086 # the runs are words
+	median=$(printf '%s\n' ${runs[$drv]} | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+	printf '%-16s %6s instructions/value (runs: %s)\n' "${drv//\\/}" "$median" "${runs[$drv]% }"
 done
