@@ -407,7 +407,9 @@ func (r *Rows) publish() {
 // value in it, whether or not the row is then scanned, and however often:
 // Next (Go 1.26) and NextRow (Go 1.27's driver.RowsColumnScanner) both come
 // here, so admission and the reuse back-off see the same stream of values
-// under either. It keeps each cached column's entry for the row in its cell.
+// under either (Next goes past it only for the rows of a bulk skip, which
+// look nothing up). It keeps each cached column's entry for the row in its
+// cell.
 //
 // It returns the row's wire values when some column is cached, for Next.
 // When the row is passed in bulk the caller, with counted set, counts its
