@@ -43,11 +43,11 @@ type Rows struct {
 	skipRows int32
 	inSkip   bool // the current row was passed in bulk: no cached values
 
-	// The cached columns again, as the bulk skip's loops read them: text
-	// kinds apart, as only they count long texts. They share one backing
-	// array, bulkBuf when it is large enough.
-	bulkPlain, bulkText []bulkColumn
-	bulkBuf             [8]bulkColumn
+	// The cached columns' indices again, as countBulk's loops read them:
+	// text kinds apart, as only they count long texts. They share one
+	// backing array, bulkBuf when it is large enough.
+	bulkPlain, bulkText []int32
+	bulkBuf             [16]int32
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -107,10 +107,6 @@ type cachedColumn struct {
 	// are the hits advance serves itself, in the column's own table.
 	skipped, long, hits uint64
 }
-
-// bulkColumn is a cached column as a bulk skip sees it: where its value is
-// in the row, and where its state is in Rows.cached.
-type bulkColumn struct{ col, k int32 }
 
 // Reuse tracking. A missed lookup is cheap but not free: it stores the text's
 // key in its slot, and when several connections read all-distinct columns at
@@ -347,12 +343,12 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		r.vals = make([]sqldriver.Value, len(fields))
 		bulk := r.bulkBuf[:0]
 		if len(r.cached) > len(r.bulkBuf) {
-			bulk = make([]bulkColumn, 0, len(r.cached))
+			bulk = make([]int32, 0, len(r.cached))
 		}
 		for pass := range 2 {
 			for k := range r.cached {
 				if text := r.cached[k].kind == kindText; text == (pass == 1) {
-					bulk = append(bulk, bulkColumn{col: r.cached[k].col, k: int32(k)})
+					bulk = append(bulk, r.cached[k].col)
 				}
 			}
 			if pass == 0 {
@@ -432,26 +428,11 @@ func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
 		r.skipAll()
 	}
 	if r.inSkip = r.skipRows > 0; r.inSkip {
-		// Every cached column is in a back-off: skipAll has counted the
-		// rows as bypasses already, so only the exceptions are counted
-		// here — NULLs, which are no bypass, and text-kind texts that
-		// belong to the hashed table.
+		// Every cached column is in a back-off: only the exceptions to
+		// the bypasses are counted, here or by the caller.
 		r.skipRows--
-		if counted {
-			return raws, nil
-		}
-		cached := r.cached
-		for _, b := range r.bulkPlain {
-			if raws[b.col] == nil {
-				cached[b.k].skipped--
-			}
-		}
-		for _, b := range r.bulkText {
-			if raw := raws[b.col]; raw == nil {
-				cached[b.k].skipped--
-			} else if !packable(raw) {
-				cached[b.k].long++
-			}
+		if !counted {
+			r.countBulk(raws)
 		}
 		return raws, nil
 	}
@@ -513,6 +494,24 @@ func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
 		r.sight(cc, &cols[cc.col], raw)
 	}
 	return raws, nil
+}
+
+// countBulk counts the exceptions to the bypasses in a row passed in bulk,
+// which skipAll counted as bypasses already: NULLs, which are no bypass,
+// and text-kind texts that belong to the hashed table.
+func (r *Rows) countBulk(raws [][]byte) {
+	for _, i := range r.bulkPlain {
+		if raws[i] == nil {
+			r.cached[r.cols[i].k].skipped--
+		}
+	}
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw == nil {
+			r.cached[r.cols[i].k].skipped--
+		} else if !packable(raw) {
+			r.cached[r.cols[i].k].long++
+		}
+	}
 }
 
 // end is advance's error after the last row: the result set's, or io.EOF.
@@ -737,9 +736,9 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 		}
 		dest[i] = v
 	}
-	for _, b := range r.bulkText {
-		if raw := raws[b.col]; raw != nil && !packable(raw) {
-			r.cached[b.k].long++
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw != nil && !packable(raw) {
+			r.cached[r.cols[i].k].long++
 		}
 	}
 	return nil
