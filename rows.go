@@ -262,10 +262,6 @@ func (t *reuseTracker) pays(n int32, early bool) bool {
 // it started a skip. At the end of a window's early part it lets a window
 // that pays so far go on, and fails one that does not.
 func (t *reuseTracker) closeWindow() (skipStarted bool) {
-	n := int32(probeWindow)
-	if t.next != 0 {
-		n = reprobeWindow
-	}
 	if t.rest > 0 {
 		if t.pays(earlyWindow, true) {
 			t.left, t.rest = t.rest, 0
@@ -274,7 +270,7 @@ func (t *reuseTracker) closeWindow() (skipStarted bool) {
 		t.rest = 0
 		skipStarted = true
 	} else {
-		skipStarted = !t.pays(n, false)
+		skipStarted = !t.pays(t.window(), false)
 	}
 	if t.warm > 0 {
 		t.warm--
@@ -289,12 +285,17 @@ func (t *reuseTracker) closeWindow() (skipStarted bool) {
 		t.next = 0
 	}
 	t.hits, t.adms = 0, 0
-	n = probeWindow
-	if t.next != 0 {
-		n = reprobeWindow
-	}
-	t.left, t.rest = earlyWindow, n-earlyWindow
+	t.left, t.rest = earlyWindow, t.window()-earlyWindow
 	return skipStarted
+}
+
+// window is the length of the current window: a full one, or a re-probe
+// while the column backs off.
+func (t *reuseTracker) window() int32 {
+	if t.next != 0 {
+		return reprobeWindow
+	}
+	return probeWindow
 }
 
 func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
@@ -345,14 +346,15 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		if len(r.cached) > len(r.bulkBuf) {
 			bulk = make([]int32, 0, len(r.cached))
 		}
-		for pass := range 2 {
-			for k := range r.cached {
-				if text := r.cached[k].kind == kindText; text == (pass == 1) {
-					bulk = append(bulk, r.cached[k].col)
-				}
+		for _, cc := range r.cached {
+			if cc.kind != kindText {
+				bulk = append(bulk, cc.col)
 			}
-			if pass == 0 {
-				r.bulkPlain = bulk
+		}
+		r.bulkPlain = bulk
+		for _, cc := range r.cached {
+			if cc.kind == kindText {
+				bulk = append(bulk, cc.col)
 			}
 		}
 		r.bulkText = bulk[len(r.bulkPlain):]
@@ -403,14 +405,21 @@ func (r *Rows) publish() {
 // value in it, whether or not the row is then scanned, and however often:
 // Next (Go 1.26) and NextRow (Go 1.27's driver.RowsColumnScanner) both come
 // here, so admission and the reuse back-off see the same stream of values
-// under either (Next goes past it only for the rows of a bulk skip, which
-// look nothing up). It keeps each cached column's entry for the row in its
+// under either. It keeps each cached column's entry for the row in its
 // cell.
 //
-// It returns the row's wire values when some column is cached, for Next.
-// When the row is passed in bulk the caller, with counted set, counts its
-// exceptions to the bypasses itself (see nextBulk).
-func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
+// It returns the row's wire values when some column is cached. A row passed
+// in bulk (inSkip) looks nothing up: its caller counts the exceptions to the
+// bypasses skipAll counted, with nextBulk or countBulk.
+func (r *Rows) advance() (raws [][]byte, err error) {
+	if r.skipRows > 0 {
+		// The rest of a bulk skip: no pending row, nothing to look up.
+		if !r.rows.Next() {
+			return nil, r.end()
+		}
+		r.skipRows--
+		return r.rows.RawValues(), nil
+	}
 	more := r.pendingMore
 	if r.pending {
 		r.pending = false
@@ -428,12 +437,8 @@ func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
 		r.skipAll()
 	}
 	if r.inSkip = r.skipRows > 0; r.inSkip {
-		// Every cached column is in a back-off: only the exceptions to
-		// the bypasses are counted, here or by the caller.
+		// The first row of a bulk skip.
 		r.skipRows--
-		if !counted {
-			r.countBulk(raws)
-		}
 		return raws, nil
 	}
 	cols, cached, vals := r.cols, r.cached, r.vals
@@ -494,24 +499,6 @@ func (r *Rows) advance(counted bool) (raws [][]byte, err error) {
 		r.sight(cc, &cols[cc.col], raw)
 	}
 	return raws, nil
-}
-
-// countBulk counts the exceptions to the bypasses in a row passed in bulk,
-// which skipAll counted as bypasses already: NULLs, which are no bypass,
-// and text-kind texts that belong to the hashed table.
-func (r *Rows) countBulk(raws [][]byte) {
-	for _, i := range r.bulkPlain {
-		if raws[i] == nil {
-			r.cached[r.cols[i].k].skipped--
-		}
-	}
-	for _, i := range r.bulkText {
-		if raw := raws[i]; raw == nil {
-			r.cached[r.cols[i].k].skipped--
-		} else if !packable(raw) {
-			r.cached[r.cols[i].k].long++
-		}
-	}
 }
 
 // end is advance's error after the last row: the result set's, or io.EOF.
@@ -662,15 +649,7 @@ type cell struct {
 // Next reads the next row into dest. A numeric or hstore value found in the
 // cache is the entry's pre-boxed string: no copy and no allocation.
 func (r *Rows) Next(dest []sqldriver.Value) error {
-	if r.skipRows > 0 {
-		// The rest of a bulk skip (see skipAll), straight to stdlib's loop.
-		if !r.rows.Next() {
-			return r.end()
-		}
-		r.skipRows--
-		return r.nextBulk(dest, r.rows.RawValues())
-	}
-	raws, err := r.advance(true)
+	raws, err := r.advance()
 	if err != nil {
 		return err
 	}
@@ -718,30 +697,42 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 // nextBulk is Next for a row passed in bulk, every cached column in a
 // back-off: stdlib's loop, which also takes back the NULLs of cached columns
 // from the bypasses skipAll counted, then the text-kind texts that belong to
-// the hashed table's counts. It is what advance does for NextRow, in the
-// loop that converts the row, where a NULL costs a test already made.
+// the hashed table's counts. It is countBulk (NextRow's) done in the loop
+// that converts the row, where a NULL costs a test already made.
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
-	conv := r.conv
-	for i, raw := range raws {
-		if raw == nil {
-			dest[i] = nil
-			if col := &r.cols[i]; col.kind != kindPlain {
-				r.cached[col.k].skipped--
-			}
-			continue
-		}
-		v, err := conv[i](raw)
-		if err != nil {
-			return fmt.Errorf("convert field %d failed: %w", i, err)
-		}
-		dest[i] = v
-	}
 	for _, i := range r.bulkText {
 		if raw := raws[i]; raw != nil && !packable(raw) {
 			r.cached[r.cols[i].k].long++
 		}
 	}
+	conv := r.conv
+	for i, raw := range raws {
+		if raw == nil {
+			dest[i] = nil
+			r.uncountNull(i)
+			continue
+		}
+		v, err := conv[i](raw)
+		if err != nil {
+			// The NULLs the loop will not reach are still no bypasses.
+			for j := i + 1; j < len(raws); j++ {
+				if raws[j] == nil {
+					r.uncountNull(j)
+				}
+			}
+			return fmt.Errorf("convert field %d failed: %w", i, err)
+		}
+		dest[i] = v
+	}
 	return nil
+}
+
+// uncountNull takes a NULL in column i of a row passed in bulk back from the
+// bypasses skipAll counted, if the column is cached.
+func (r *Rows) uncountNull(i int) {
+	if col := &r.cols[i]; col.kind != kindPlain {
+		r.cached[col.k].skipped--
+	}
 }
 
 // plainValueFunc returns the conversion pgx stdlib applies to a column of this

@@ -27,17 +27,30 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // NextRow advances to the next row, recording one sighting of each cached
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
-	if r.skipRows > 0 {
-		// The rest of a bulk skip (see skipAll): nothing to look up.
-		if !r.rows.Next() {
-			return r.end()
-		}
-		r.skipRows--
-		r.countBulk(r.rows.RawValues())
-		return nil
+	raws, err := r.advance()
+	if err == nil && r.inSkip {
+		r.countBulk(raws)
 	}
-	_, err := r.advance(false)
 	return err
+}
+
+// countBulk counts the exceptions to the bypasses in a row NextRow passed
+// in bulk, which skipAll counted as bypasses already: NULLs, which are no
+// bypass, and text-kind texts that belong to the hashed table. (Next does
+// the same in its conversion loop, nextBulk.)
+func (r *Rows) countBulk(raws [][]byte) {
+	for _, i := range r.bulkPlain {
+		if raws[i] == nil {
+			r.uncountNull(int(i))
+		}
+	}
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw == nil {
+			r.uncountNull(int(i))
+		} else if !packable(raw) {
+			r.cached[r.cols[i].k].long++
+		}
+	}
 }
 
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
