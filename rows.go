@@ -135,14 +135,14 @@ type cachedColumn struct {
 // admits all the time, each admission allocating an entry that evicts
 // another one soon missed, and it cost up to twice pgcache=off. And a column
 // whose few hits are lost among misses pays for every miss and saves little
-// (a re-read of an all-distinct table still hits, 2% of its lookups, on the
-// entries earlier reads admitted, and those hits kept three windows of it
-// cached on every read). So a window pays only when at least 1/minShare of
-// its lookups were reused — hits and admissions while the column warms up,
-// hits alone after its first warmWindows windows, which must also show at
-// least churnRatio hits per admission (re-probes included) — except a
-// column's first window, which needs only some reuse. A window that does not
-// pay starts a skip as one without reuse does.
+// (a re-read of an all-distinct table still hits, on about 1% of its
+// lookups, the entries earlier reads admitted, and those hits kept several
+// windows of it cached on every read). So a window pays only when at least
+// 1/minShare of its lookups were reused — hits and admissions while the
+// column warms up, hits alone after its first warmWindows windows, which
+// must also show at least churnRatio hits per admission (re-probes
+// included) — except a column's first window, which needs only some reuse.
+// A window that does not pay starts a skip as one without reuse does.
 //
 // Every window but a column's first is also judged early: after earlyWindow
 // lookups it goes on only if 1/minShare of them were hits or admissions, and
