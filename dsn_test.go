@@ -37,6 +37,8 @@ func TestDSNBadOption(t *testing.T) {
 			{"pgcache_foo", "1", driver.ErrUnknownOption},
 			{"pgcache_numeric", "on", driver.ErrUnknownOption},
 			{"PGCACHE_DISABLE", "a", driver.ErrUnknownOption},
+			{"pgcache_disabel", "a", driver.ErrUnknownOption},
+			{"pgcahce_types", "all", driver.ErrUnknownOption},
 			{"pgcache", "maybe", driver.ErrInvalidValue},
 			{"pgcache", "", driver.ErrInvalidValue},
 			{"pgcache_disable", "a..b", driver.ErrInvalidValue},
@@ -100,6 +102,32 @@ func TestDSNOptionsNeverReachServer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDSNCustomServerParameter: a dotted key is a PostgreSQL custom
+// parameter, sent to the server as pgx sends it, even one that starts with
+// "pgcache".
+func TestDSNCustomServerParameter(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	for _, form := range dsnForms {
+		t.Run(form.name, func(t *testing.T) {
+			d := form.make(t, dsn, "pgcache.foo", "bar", "myapp.mode", "fast", "pgcache_types", "int8")
+			for _, drv := range []string{stdDriver, pcDriver} {
+				db := openDB(t, drv, form.make(t, dsn, "pgcache.foo", "bar", "myapp.mode", "fast"))
+				if drv == pcDriver {
+					db = openDB(t, drv, d)
+				}
+				var foo, mode string
+				if err := db.QueryRow("select current_setting('pgcache.foo'), current_setting('myapp.mode')").Scan(&foo, &mode); err != nil {
+					t.Fatalf("%s: %v", drv, err)
+				}
+				if foo != "bar" || mode != "fast" {
+					t.Errorf("%s: pgcache.foo=%q myapp.mode=%q on the server, want bar and fast", drv, foo, mode)
+				}
+			}
+		})
 	}
 }
 

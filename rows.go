@@ -59,6 +59,11 @@ type Rows struct {
 	counts    [numTables]cache.Counts
 	published bool
 
+	// hstoreTyped: the connection's type map knows hstore (the application
+	// registered pgx's codec for it), so Go 1.27's map destinations of its
+	// hstore columns scan as that type map scans them.
+	hstoreTyped bool
+
 	// The pgcache_types text tables, when this result set has a text-kind
 	// column (the hashed one once it reads a text for it).
 	text     *cache.Short[sqldriver.Value]
@@ -316,6 +321,7 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
 			col.kind, tab = kindHstore, tabHstore
+			_, r.hstoreTyped = m.TypeForOID(fd.DataTypeOID)
 		default:
 			r.conv[i] = plainValueFunc(m, fd)
 			// pgcache_types; Cached is false for every column when pgcache=off.

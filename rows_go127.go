@@ -74,12 +74,14 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		}
 	case kindHstore:
 		if e := r.cols[index].cell.hs; e != nil {
-			if done, err := e.scanInto(scanCtx, dest); done {
+			if done, err := e.scanInto(scanCtx, dest, !r.hstoreTyped); done {
 				return err
 			}
 			v = e.value
-		} else if done, err := r.scanHstoreMapMiss(index, dest); done {
-			return err
+		} else if !r.hstoreTyped {
+			if done, err := r.scanHstoreMapMiss(index, dest); done {
+				return err
+			}
 		}
 	case kindText, kindFixed:
 		// A row passed in bulk (see advance) has no entry: not worth a look.
@@ -94,10 +96,12 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	return r.scanColumnStdlib(scanCtx, index, dest, v)
 }
 
-// scanHstoreMapMiss gives map destinations of an uncached hstore value the
-// same maps a cached one gets, parsing the text: pgx's type map cannot scan
-// an hstore (whose OID it does not know) into a map at all, and a row must
-// not scan differently on its first read than on later ones.
+// scanHstoreMapMiss gives map destinations of an uncached, non-NULL hstore
+// value the same maps a cached one gets, parsing the text: on a connection
+// whose type map does not know hstore, pgx cannot scan one into a map at all,
+// and a row must not scan differently on its first read than on later ones.
+// A NULL is left to pgx's type map, which gives what pgx stdlib gives (a nil
+// map, no error).
 func (r *Rows) scanHstoreMapMiss(index int, dest any) (done bool, err error) {
 	switch dest.(type) {
 	case *map[string]*string, *map[string]string:
@@ -106,20 +110,6 @@ func (r *Rows) scanHstoreMapMiss(index int, dest any) (done bool, err error) {
 	}
 	raw := r.rows.RawValues()[index]
 	if raw == nil {
-		// What pgx's hstore codec gives SQL NULL: a nil map[string]*string,
-		// but an empty, non-nil map[string]string.
-		switch d := dest.(type) {
-		case *map[string]*string:
-			if d != nil {
-				*d = nil
-				return true, nil
-			}
-		case *map[string]string:
-			if d != nil {
-				*d = map[string]string{}
-				return true, nil
-			}
-		}
 		return false, nil
 	}
 	h, err := decode.ParseHstore(string(raw))

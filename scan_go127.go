@@ -204,8 +204,10 @@ func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 	return d, ok
 }
 
-// scanInto fills dest from an hstore entry.
-func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
+// scanInto fills dest from an hstore entry. maps says whether map
+// destinations get the entry's pairs; when the connection's type map knows
+// hstore they are left to it, so that they scan exactly as pgx scans them.
+func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any, maps bool) (done bool, err error) {
 	if done, err := scanText(scanCtx, e.text, e.value, dest); done {
 		return true, err
 	}
@@ -226,7 +228,9 @@ func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, 
 			return true, nil
 		}
 	case *map[string]*string, *map[string]string:
-		return scanHstoreMap(e.hs, dest)
+		if maps {
+			return scanHstoreMap(e.hs, dest)
+		}
 	}
 	return false, nil
 }

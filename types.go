@@ -178,6 +178,12 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 		}
 		return kindPlain, 0
 	}
+	if !pgxDefaultCodec(m, fd.DataTypeOID) {
+		// The connection scans this OID with a codec of its own (another
+		// ScanLocation, a custom int8 codec, …): the table's entries, made
+		// by pgx's default codec, are not its values.
+		return kindPlain, 0
+	}
 	var k driver.TypeKind
 	switch fd.DataTypeOID {
 	case pgtype.Int8OID:
@@ -201,6 +207,58 @@ func typeColumn(m *pgtype.Map, fd *pgconn.FieldDescription, set driver.TypeSet) 
 		return kindFixed, tab
 	}
 	return kindPlain, 0
+}
+
+// defaultCodecs are pgx's own codecs for the fixed-size binary kinds, the
+// codecs every entry of their tables was built with. (Text-format kinds need
+// no such check: pgx scans any text-format value into a string as the text
+// itself, whatever codec the OID has, and that string is their driver value.)
+var defaultCodecs = func() map[uint32]pgtype.Codec {
+	m := pgtype.NewMap()
+	codecs := make(map[uint32]pgtype.Codec)
+	for _, oid := range []uint32{pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.Float8OID,
+		pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID} {
+		t, _ := m.TypeForOID(oid)
+		codecs[oid] = t.Codec
+	}
+	return codecs
+}()
+
+// pgxDefaultCodec reports whether the connection whose type map is m scans
+// values of oid with pgx's default codec, compared by value: a
+// TimestamptzCodec with a ScanLocation, or any codec registered in its place
+// (in AfterConnect, or later through Conn()), is not. Only then is a value
+// of a shared type table the value this connection's stdlib conversion
+// makes. It is asked once per column per result set. (Codecs of one dynamic
+// type are compared with ==, which cannot panic: pgx's default codecs are
+// comparable types, and values of different dynamic types compare unequal.
+// A nil codec is no default either.)
+func pgxDefaultCodec(m *pgtype.Map, oid uint32) bool {
+	def, ok := defaultCodecs[oid]
+	if !ok {
+		return false
+	}
+	t, ok := m.TypeForOID(oid)
+	return ok && sameCodec(t.Codec, def)
+}
+
+// sameCodec reports whether codec c scans as def, one of defaultCodecs,
+// does: the same value, or for the time kinds, whose default codecs are
+// pointers, a pointer to an equal codec (a registered
+// &pgtype.TimestamptzCodec{} is the default; one with a ScanLocation is not).
+func sameCodec(c, def pgtype.Codec) bool {
+	if c == def {
+		return true
+	}
+	switch d := def.(type) {
+	case *pgtype.TimestampCodec:
+		x, ok := c.(*pgtype.TimestampCodec)
+		return ok && x != nil && *x == *d
+	case *pgtype.TimestamptzCodec:
+		x, ok := c.(*pgtype.TimestamptzCodec)
+		return ok && x != nil && *x == *d
+	}
+	return false
 }
 
 // lookupTextRaw records one sighting of a text-kind value and returns its

@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -17,9 +18,51 @@ const (
 	KeyDisable = "pgcache_disable"
 )
 
-// prefix marks a DSN key as pgcache's. Any key with it that is not a known
-// option is an error rather than something forwarded to the server.
-const prefix = "pgcache"
+// knownKeys are pgcache's DSN keys, the only ones Extract takes.
+var knownKeys = []string{KeyCache, KeyDisable, KeyTypes}
+
+// nearMiss reports whether a DSN key that is not one of pgcache's reads as a
+// misspelling of one (pgcache_disabel, PGCACHE_TYPES, pgcahce): such a key is
+// an error naming the known options rather than a setting sent to the server,
+// which would reject it with a less helpful message, or, for pgcache=off,
+// accept nothing at all. A key with a dot is a custom server parameter
+// (pgcache.foo=bar is a legal one) and goes to the server as pgx sends it.
+func nearMiss(key string) bool {
+	if strings.Contains(key, ".") {
+		return false
+	}
+	lower := strings.ToLower(key)
+	if strings.HasPrefix(lower, KeyCache) {
+		return true
+	}
+	for _, k := range knownKeys {
+		if editDistance(lower, k) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
 
 // Sentinel causes wrapped by [*OptionError].
 var (
@@ -93,16 +136,20 @@ func (c Column) String() string {
 	return b.String()
 }
 
-// Extract removes every pgcache key from params (pgx puts DSN keys it does not
-// know into ConnConfig.RuntimeParams and would send them to the server, which
-// rejects them) and parses them. An unknown key that starts with "pgcache" or a
-// malformed value is an *OptionError naming the key. params may be nil.
+// Extract removes pgcache's keys (pgcache, pgcache_disable, pgcache_types)
+// from params and parses them: pgx puts DSN keys it does not know into
+// ConnConfig.RuntimeParams and would send them to the server, which rejects
+// them. Every other key stays, for the server, custom parameters such as
+// pgcache.foo included. A key that reads as a misspelling of one of pgcache's
+// (one starting with "pgcache" without a dot, in any case, or within two
+// edits of a known key) or a malformed value is an *OptionError naming the
+// key. params may be nil.
 func Extract(params map[string]string) (Options, error) {
 	opts := DefaultOptions()
 	// Visit keys in a fixed order so the first error reported is deterministic.
 	var keys []string
 	for k := range params {
-		if strings.HasPrefix(strings.ToLower(k), prefix) {
+		if slices.Contains(knownKeys, k) || nearMiss(k) {
 			keys = append(keys, k)
 		}
 	}

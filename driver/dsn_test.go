@@ -110,6 +110,18 @@ func TestExtract(t *testing.T) {
 			`pgcache: unknown DSN option "pgcache_disabel" (known options: pgcache, pgcache_disable, pgcache_types)`},
 		{"unknown upper", map[string]string{"PGCACHE": "off"}, driver.Options{},
 			`pgcache: unknown DSN option "PGCACHE" (known options: pgcache, pgcache_disable, pgcache_types)`},
+		{"unknown no underscore", map[string]string{"pgcachetypes": "all"}, driver.Options{},
+			`pgcache: unknown DSN option "pgcachetypes" (known options: pgcache, pgcache_disable, pgcache_types)`},
+		{"misspelt", map[string]string{"pgcahce_disable": "a"}, driver.Options{},
+			`pgcache: unknown DSN option "pgcahce_disable" (known options: pgcache, pgcache_disable, pgcache_types)`},
+		{"misspelt short", map[string]string{"pgcahe": "off"}, driver.Options{},
+			`pgcache: unknown DSN option "pgcahe" (known options: pgcache, pgcache_disable, pgcache_types)`},
+		// A dotted key is a custom server parameter, which pgx sends to the
+		// server: not pgcache's, whatever its prefix.
+		{"custom parameter", map[string]string{"pgcache.foo": "bar", "PGCACHE.Bar": "1", "myapp.pgcache_types": "x"},
+			driver.Options{Cache: true}, ""},
+		{"others left alone", map[string]string{"search_path": "public", "application_name": "pgcache", "pgcache_types": "int8"},
+			driver.Options{Cache: true, Types: driver.TypeSet(driver.TypeInt8)}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			params := tt.params
@@ -128,8 +140,15 @@ func TestExtract(t *testing.T) {
 				t.Fatalf("Extract = %#v, want %#v", got, tt.want)
 			}
 			for k := range params {
-				if len(k) >= 7 && (k[:7] == "pgcache" || k[:7] == "PGCACHE") {
+				if len(k) >= 7 && strings.EqualFold(k[:7], "pgcache") && !strings.Contains(k, ".") {
 					t.Fatalf("Extract left %q in the params; pgx would send it to the server", k)
+				}
+			}
+			for k, v := range tt.params {
+				if strings.Contains(k, ".") || !strings.HasPrefix(strings.ToLower(k), "pgcache") {
+					if params[k] != v {
+						t.Errorf("Extract took %s=%q, which is the server's", k, v)
+					}
 				}
 			}
 		})
