@@ -6,6 +6,7 @@ import (
 	sqldriver "database/sql/driver"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,7 +99,13 @@ func tableTraffic() (hits, admissions, lookups uint64) {
 // options and returns the driver connection under it.
 func rawConn(b testing.TB, opts string) (*Conn, func()) {
 	b.Helper()
-	db, err := sql.Open(DriverName, pgtest.DSN(b)+" "+opts)
+	dsn := pgtest.DSN(b)
+	// opts is one key=value or empty; pgtest.WithOptions adds it to
+	// either DSN form (a URL takes it as a query parameter).
+	if k, v, ok := strings.Cut(opts, "="); ok {
+		dsn = pgtest.MustWithOptions(b, dsn, k, v)
+	}
+	db, err := sql.Open(DriverName, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}

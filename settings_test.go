@@ -60,7 +60,11 @@ func TestConnectUnderServerSettings(t *testing.T) {
 	needHstore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dsn := pgtest.Database(t)
+	// The test logs in as a role of its own, which a server authenticating
+	// by peer or password would refuse: OwnServer is a cluster that trusts
+	// local logins, the one TestMain started or, with $PGCACHE_TEST_DSN, one
+	// started for such tests.
+	dsn := pgtest.DatabaseOn(t, pgtest.OwnServer(t))
 	dbName := dbNameOf(t, dsn)
 	admin := openDB(t, stdDriver, dsn)
 	mustExec(t, admin, `create extension if not exists hstore;
@@ -197,11 +201,13 @@ func TestCatalogLookupBehindPgBouncer(t *testing.T) {
 	needHstore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	server := openDB(t, stdDriver, pgtest.DSN(t))
+	// PgBouncer fronts a server of the test binary's own: with
+	// $PGCACHE_TEST_DSN, one started for such tests (see pgtest.OwnServer).
+	bouncer, serverDSN := pgtest.PgBouncerDSN(t, 1)
+	server := openDB(t, stdDriver, serverDSN)
 	mustExec(t, server, `drop table if exists "pgc_bouncer_é";
 		create table "pgc_bouncer_é" (id int, a numeric(12,2), "b_é" numeric(12,2));
 		insert into "pgc_bouncer_é" select i, 3.50, 4.50 from generate_series(1, 5) i`)
-	bouncer := pgtest.PgBouncerDSN(t, 1)
 	for _, set := range []struct {
 		name     string
 		settings []string

@@ -51,7 +51,13 @@ var databaseSeq atomic.Int64
 // other tests run. Close connections to it before t's cleanups run.
 func Database(t testing.TB) string {
 	t.Helper()
-	dsn := DSN(t)
+	return DatabaseOn(t, DSN(t))
+}
+
+// DatabaseOn is [Database] on the server dsn points at, such as the one
+// [OwnServer] returns.
+func DatabaseOn(t testing.TB, dsn string) string {
+	t.Helper()
 	// The PID keeps names apart when test binaries share a server through
 	// $PGCACHE_TEST_DSN.
 	name := fmt.Sprintf("pgtest_%d_%d", os.Getpid(), databaseSeq.Add(1))
@@ -73,7 +79,7 @@ func Database(t testing.TB) string {
 
 // withDBName returns dsn with its database replaced by name.
 func withDBName(dsn, name string) (string, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isURL(dsn) {
 		u, err := url.Parse(dsn)
 		if err != nil {
 			return "", fmt.Errorf("pgtest: %w", err)

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // startTimeout bounds [Main]'s cluster start. A start takes a few seconds;
@@ -86,12 +90,87 @@ func run(m *testing.M) int {
 		testDB.err = err
 		return m.Run()
 	}
-	defer stop()
+	stopAll := func() {
+		stopSpare()
+		stop()
+	}
+	defer stopAll()
 	testDB.dsn = dsn
 	testDB.cluster = cluster
+	fmt.Fprintln(os.Stderr, describeServer(dsn, cluster))
 	os.Setenv(EnvDSN, dsn)
-	stopOnSignal(stop)
+	stopOnSignal(stopAll)
 	return m.Run()
+}
+
+// describeServer says which server the tests use, without the password:
+// go test prints it before the tests run (go test ./... shows it only for
+// a package that fails, or with -v).
+func describeServer(dsn string, c *Cluster) string {
+	if c != nil {
+		return fmt.Sprintf("pgtest: testing against a throwaway PostgreSQL %s cluster in %s (set $%s to use a server of your own)",
+			c.Version(), c.Dir(), EnvDSN)
+	}
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Sprintf("pgtest: testing against $%s, which does not parse: %v", EnvDSN, err)
+	}
+	return fmt.Sprintf("pgtest: testing against $%s: host=%s port=%d user=%s database=%s",
+		EnvDSN, cfg.Host, cfg.Port, cfg.User, cfg.Database)
+}
+
+// spare is the throwaway cluster [OwnServer] starts when the tests run
+// against $PGCACHE_TEST_DSN, once per test binary.
+var spare struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+// stopSpare stops the cluster [OwnServer] started, if it did.
+func stopSpare() {
+	spare.once.Do(func() {}) // no start after this
+	if spare.c != nil {
+		if err := spare.c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+}
+
+// OwnServer returns the DSN of a server this test binary owns, whose
+// superuser logs in without a password over a Unix socket: the cluster
+// [Main] started or, when the tests run against $PGCACHE_TEST_DSN, a second
+// throwaway cluster, started on the first call and stopped when Main
+// returns. Tests use it that log in as roles they create, or that put a
+// PgBouncer in front of the server: neither can log in to a server that
+// authenticates by peer or by password. Without server binaries it skips t
+// saying why; without a database at all it fails or skips as [DSN] does.
+func OwnServer(t testing.TB) string {
+	t.Helper()
+	DSN(t)
+	if testDB.cluster != nil {
+		return testDB.cluster.DSN()
+	}
+	if !testDB.ran {
+		t.Fatal("pgtest: OwnServer needs TestMain to call pgtest.Main: func TestMain(m *testing.M) { pgtest.Main(m) }")
+	}
+	spare.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		spare.c, spare.err = Start(ctx)
+		if spare.err == nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %s also starts a throwaway PostgreSQL %s cluster in %s for the tests that need roles or PgBouncer\n",
+				filepath.Base(os.Args[0]), spare.c.Version(), spare.c.Dir())
+		}
+	})
+	if spare.c == nil {
+		if errors.Is(spare.err, ErrNoServer) || spare.err == nil {
+			t.Skipf("skipped: this test logs in as roles of its own or through PgBouncer, which the server of $%s may refuse (peer or password authentication), "+
+				"and starting a throwaway cluster for it failed: %v", EnvDSN, spare.err)
+		}
+		t.Fatalf("starting a throwaway cluster for a test that needs one of its own: %v", spare.err)
+	}
+	return spare.c.DSN()
 }
 
 // stopOnSignal stops the cluster and exits when the binary is interrupted

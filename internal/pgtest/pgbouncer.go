@@ -243,13 +243,17 @@ func (b *PgBouncer) logTail() string {
 }
 
 // PgBouncerDSN starts a PgBouncer in transaction pooling mode with poolSize
-// server connections in front of the database [DSN] returns, stops it when t
-// ends, and returns the DSN to connect through it. Without a pgbouncer binary
-// it skips t, or fails it when a database is [Required] (CI installs
-// pgbouncer) or when $PGCACHE_PGBOUNCER names a missing binary.
-func PgBouncerDSN(t testing.TB, poolSize int) string {
+// server connections in front of the server [OwnServer] returns (Main's
+// cluster, or one of the binary's own when the tests run against
+// $PGCACHE_TEST_DSN: PgBouncer logs in to the server as the DSN's user,
+// which peer authentication refuses), stops it when t ends, and returns the
+// DSN to connect through it and the server's DSN, on which to create the
+// test's tables or databases ([DatabaseOn]). Without a pgbouncer binary it
+// skips t, or fails it when a database is [Required] (CI installs pgbouncer)
+// or when $PGCACHE_PGBOUNCER names a missing binary.
+func PgBouncerDSN(t testing.TB, poolSize int) (bouncer, server string) {
 	t.Helper()
-	dsn := DSN(t)
+	DSN(t)
 	if _, err := FindPgBouncer(); err != nil {
 		if why, ok := Required(); ok {
 			t.Fatalf("%s, but PgBouncer is missing: %v", why, err)
@@ -259,6 +263,7 @@ func PgBouncerDSN(t testing.TB, poolSize int) string {
 		}
 		t.Skipf("skipped: %v", err)
 	}
+	dsn := OwnServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b, err := StartPgBouncer(ctx, dsn, poolSize)
@@ -270,7 +275,7 @@ func PgBouncerDSN(t testing.TB, poolSize int) string {
 			t.Error(err)
 		}
 	})
-	return b.DSN()
+	return b.DSN(), dsn
 }
 
 // reapStaleBouncers stops and removes PgBouncer directories under base whose
