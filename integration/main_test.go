@@ -40,9 +40,16 @@ type scenario func(t *testing.T, driverName, dsn string) record
 // cache traffic of the pgcache run.
 func compareDrivers(t *testing.T, s scenario) (numeric, hstore counts) {
 	t.Helper()
+	return compareDriversOn(t, pgtest.DSN(t), s)
+}
+
+// compareDriversOn is [compareDrivers] with the databases created on the
+// server server points at, such as the one a PgBouncer fronts.
+func compareDriversOn(t *testing.T, server string, s scenario) (numeric, hstore counts) {
+	t.Helper()
 	var got [2]record
 	for i, name := range drivers {
-		dsn := hstoreDatabase(t)
+		dsn := hstoreDatabaseOn(t, server)
 		t.Run(name, func(t *testing.T) {
 			n, h := traffic(func() { got[i] = s(t, name, dsn) })
 			if name == pgcache.DriverName {
@@ -67,7 +74,14 @@ func compareDrivers(t *testing.T, s scenario) (numeric, hstore counts) {
 // connections know the hstore type.
 func hstoreDatabase(t testing.TB) string {
 	t.Helper()
-	dsn := pgtest.Database(t)
+	return hstoreDatabaseOn(t, pgtest.DSN(t))
+}
+
+// hstoreDatabaseOn is [hstoreDatabase] on the server server points at, such
+// as the one a PgBouncer fronts.
+func hstoreDatabaseOn(t testing.TB, server string) string {
+	t.Helper()
+	dsn := pgtest.DatabaseOn(t, server)
 	ctx := testContext(t)
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
