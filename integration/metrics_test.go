@@ -12,8 +12,9 @@ import (
 	"github.com/pgcache/pgcache"
 )
 
-// registerCacheMetrics is the README's OpenTelemetry example: observable
-// counters and a gauge read from pgcache.Stats() at each collection. It
+// registerCacheMetrics is the OpenTelemetry example of
+// docs/integrations.md: observable counters and a gauge read from
+// pgcache.Stats() at each collection, for every table (cacheTables). It
 // needs nothing from pgcache but Stats.
 func registerCacheMetrics(meter metric.Meter) (metric.Registration, error) {
 	lookups, err := meter.Int64ObservableCounter("pgcache.lookups",
@@ -27,19 +28,12 @@ func registerCacheMetrics(meter metric.Meter) (metric.Registration, error) {
 		return nil, err
 	}
 	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		s := pgcache.Stats()
-		for table, st := range map[string]struct {
-			hits, misses, admissions, bypasses uint64
-			entries                            int
-		}{
-			"numeric": {s.Numeric.Hits, s.Numeric.Misses, s.Numeric.Admissions, s.Numeric.Bypasses, s.Numeric.Entries},
-			"hstore":  {s.Hstore.Hits, s.Hstore.Misses, s.Hstore.Admissions, s.Hstore.Bypasses, s.Hstore.Entries},
-		} {
+		for table, st := range cacheTables(pgcache.Stats()) { // every table, see prometheus_test.go
 			t := attribute.String("table", table)
-			for outcome, n := range map[string]uint64{"hit": st.hits, "miss": st.misses, "admission": st.admissions, "bypass": st.bypasses} {
+			for outcome, n := range map[string]uint64{"hit": st.Hits, "miss": st.Misses, "admission": st.Admissions, "bypass": st.Bypasses} {
 				o.ObserveInt64(lookups, int64(n), metric.WithAttributes(t, attribute.String("outcome", outcome)))
 			}
-			o.ObserveInt64(entries, int64(st.entries), metric.WithAttributes(t))
+			o.ObserveInt64(entries, int64(st.Entries), metric.WithAttributes(t))
 		}
 		return nil
 	}, lookups, entries)
@@ -56,6 +50,32 @@ func TestOpenTelemetryMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Unregister()
+
+	// tables returns the tables of the pgcache.lookups data points.
+	tables := func() map[string]bool {
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(testContext(t), &rm); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "pgcache.lookups" {
+					for _, dp := range sum.DataPoints {
+						table, _ := dp.Attributes.Value("table")
+						seen[table.AsString()] = true
+					}
+				}
+			}
+		}
+		return seen
+	}
+	seen := tables()
+	for table := range cacheTables(pgcache.Stats()) {
+		if !seen[table] {
+			t.Errorf("no pgcache.lookups data point for table %q", table)
+		}
+	}
 
 	collectHits := func() int64 {
 		var rm metricdata.ResourceMetrics
