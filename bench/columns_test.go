@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgcache/pgcache/bench"
+	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -33,5 +34,40 @@ func TestColumnReportsVerdicts(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	// mode repeats, so text is listed; id does not, but int8 is not listed
+	// for it, so it is left alone.
+	if got, want := bench.Recommend(reports).Line(), "pgcache_types=text"; got != want {
+		t.Errorf("paste line %q, want %q", got, want)
+	}
+}
+
+// TestRecommend: the paste line lists the kinds with a column that repeats
+// and disables the columns of listed (or default) kinds that do not, by
+// table column when there is one.
+func TestRecommend(t *testing.T) {
+	hits := cache.Stats{Hits: 95, Misses: 5}
+	none := cache.Stats{Misses: 50, Bypasses: 50}
+	rec := bench.Recommend([]bench.ColumnReport{
+		{Column: bench.QueryColumn{Name: "price", Type: "numeric", Source: "items.price"}, Default: hits, AllTypes: hits},
+		{Column: bench.QueryColumn{Name: "total", Type: "numeric"}, Default: none, AllTypes: none},
+		{Column: bench.QueryColumn{Name: "id", Type: "int8", Source: "items.id"}, AllTypes: none},
+		{Column: bench.QueryColumn{Name: "ref", Type: "int8"}, AllTypes: hits},
+		{Column: bench.QueryColumn{Name: "shipped", Type: "date", Source: "items.shipped"}, AllTypes: hits},
+		{Column: bench.QueryColumn{Name: "sku", Type: "text", Source: `"Items".sku`}, AllTypes: none}, // text not listed: left alone
+		{Column: bench.QueryColumn{Name: "state", Type: "order_state"}, AllTypes: hits},
+		{Column: bench.QueryColumn{Name: "flag", Type: "bool"}},
+	})
+	if got, want := rec.Line(), "pgcache_types=int8,date,enum pgcache_disable=total,items.id"; got != want {
+		t.Errorf("Line() = %q, want %q", got, want)
+	}
+	if got, want := rec.URLQuery(), "pgcache_disable=total%2Citems.id&pgcache_types=int8%2Cdate%2Cenum"; got != want {
+		t.Errorf("URLQuery() = %q, want %q", got, want)
+	}
+	if len(rec.Gains) != 5 {
+		t.Errorf("%d gains, want one per named column (5):\n%s", len(rec.Gains), strings.Join(rec.Gains, "\n"))
+	}
+	if got := (bench.Recommendation{}).Line(); got != "" {
+		t.Errorf("empty recommendation: Line() = %q", got)
 	}
 }

@@ -34,7 +34,8 @@ func (e *Env) QueryWorkload(ctx context.Context, query string) (Workload, error)
 	}
 	w := Workload{Name: "query", Query: query, ReadOnly: true, Kind: Other}
 	for _, f := range sd.Fields {
-		w.Columns = append(w.Columns, QueryColumn{Name: f.Name, Type: e.typeName(f.DataTypeOID)})
+		w.Columns = append(w.Columns, QueryColumn{Name: f.Name, Type: e.typeName(f.DataTypeOID),
+			Source: e.sourceName(ctx, f.TableOID, f.TableAttributeNumber)})
 		switch {
 		case f.DataTypeOID == pgtype.NumericOID:
 			w.Kinds = append(w.Kinds, Numeric)
@@ -63,6 +64,47 @@ func QueryCells() []Cell {
 type QueryColumn struct {
 	Name string
 	Type string // the server's name for its type
+	// Source is the table column it reads, as a pgcache_disable entry
+	// (table.column, or schema.table.column for a table not on the
+	// search_path), or empty when it is computed.
+	Source string
+}
+
+// sourceName returns the pgcache_disable spelling of table column attnum of
+// the table with OID table, or "" if there is none.
+func (e *Env) sourceName(ctx context.Context, table uint32, attnum uint16) string {
+	if table == 0 || attnum == 0 {
+		return ""
+	}
+	var schema, rel, col string
+	var visible bool
+	err := e.native.QueryRow(ctx, `select n.nspname, c.relname, a.attname, pg_table_is_visible(c.oid)
+		from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+		where a.attrelid = $1 and a.attnum = $2`, table, int16(attnum)).Scan(&schema, &rel, &col, &visible)
+	if err != nil {
+		return ""
+	}
+	name := sqlName(rel) + "." + sqlName(col)
+	if !visible {
+		name = sqlName(schema) + "." + name
+	}
+	return name
+}
+
+// sqlName spells an identifier as pgcache_disable reads it: as is when it
+// is a lower-case SQL name, else double-quoted.
+func sqlName(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || i > 0 && ('0' <= r && r <= '9' || r == '$')) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return quoteIdent(s)
 }
 
 // typeName returns the server's name for a type OID.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,13 +171,22 @@ func (d DataSet) Workload() Workload {
 type Env struct {
 	dbs    map[Driver]*sql.DB
 	native *pgx.Conn
+	// unavailable holds the drivers that could not connect, and why.
+	unavailable map[Driver]error
 }
+
+// required are the drivers without which nothing can be compared: pgcache,
+// and pgx stdlib, the baseline. Open fails without them.
+var required = []Driver{Pgcache, Pgx}
 
 // Open connects every driver to the database dsn names (keyword/value or URL;
 // lib/pq reads both). Create the hstore extension, if wanted, before: see
-// [CreateHstore].
+// [CreateHstore]. A driver other than pgcache and pgx stdlib that cannot
+// connect (lib/pq refuses some DSNs pgx accepts, such as one without
+// sslmode to a server without SSL) is left out and reported by
+// [Env.Unavailable]; its cells cannot be scanned.
 func Open(ctx context.Context, dsn string) (*Env, error) {
-	e := &Env{dbs: make(map[Driver]*sql.DB)}
+	e := &Env{dbs: make(map[Driver]*sql.DB), unavailable: make(map[Driver]error)}
 	names := map[Driver][2]string{
 		Pgcache:    {"pgcache", dsn},
 		Pgx:        {"pgx", dsn},
@@ -191,13 +201,18 @@ func Open(ctx context.Context, dsn string) (*Env, error) {
 			db.SetMaxIdleConns(1)
 			err = db.PingContext(ctx)
 		}
-		if db != nil {
+		if err == nil {
 			e.dbs[drv] = db
+			continue
 		}
-		if err != nil {
+		if db != nil {
+			db.Close()
+		}
+		if slices.Contains(required, drv) || ctx.Err() != nil {
 			e.Close()
 			return nil, fmt.Errorf("bench: connecting %s: %w", drv, err)
 		}
+		e.unavailable[drv] = err
 	}
 	var err error
 	if e.native, err = pgx.Connect(ctx, dsn); err != nil {
@@ -215,6 +230,10 @@ func Open(ctx context.Context, dsn string) (*Env, error) {
 	}
 	return e, nil
 }
+
+// Unavailable returns the drivers [Open] could not connect, each with its
+// error. The caller must not change the map.
+func (e *Env) Unavailable() map[Driver]error { return e.unavailable }
 
 // Close closes every connection.
 func (e *Env) Close() error {
@@ -234,7 +253,9 @@ func WithParam(dsn, key, value string) string {
 		if u, err := url.Parse(dsn); err == nil {
 			q := u.Query()
 			q.Set(key, value)
-			u.RawQuery = q.Encode()
+			// pgx reads '+' as itself, not as a space; Encode has escaped
+			// every literal '+' as %2B.
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 			return u.String()
 		}
 	}
@@ -251,8 +272,10 @@ func (e *Env) Scan(ctx context.Context, c Cell, w Workload) (int, error) {
 	var rows int
 	if c.Driver == PgxNative {
 		rows, err = e.scanNative(ctx, c, w, ptrs)
+	} else if db := e.dbs[c.Driver]; db != nil {
+		rows, err = scanSQL(ctx, db, w, ptrs)
 	} else {
-		rows, err = scanSQL(ctx, e.dbs[c.Driver], w, ptrs)
+		err = fmt.Errorf("not connected: %v", e.unavailable[c.Driver])
 	}
 	if err != nil {
 		return 0, fmt.Errorf("bench: %s into %s: %w", w.Name, c, err)

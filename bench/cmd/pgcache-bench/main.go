@@ -149,10 +149,23 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	defer env.Close()
+	// A driver that cannot connect is left out, not fatal: lib/pq, say,
+	// refuses DSNs pgx accepts. The line goes with the tables.
+	var skipped []string
+	for _, drv := range bench.Drivers {
+		if err, ok := env.Unavailable()[drv]; ok && slices.Contains(drivers, drv) {
+			skipped = append(skipped, fmt.Sprintf("pgcache-bench: skipping driver %s: cannot connect: %v", drv, err))
+			drivers = slices.DeleteFunc(drivers, func(d bench.Driver) bool { return d == drv })
+		}
+	}
 
 	preamble, err := printPreamble(ctx, dsn, cfg)
 	if err != nil {
 		return err
+	}
+	for _, line := range skipped {
+		fmt.Fprintln(os.Stderr, line)
+		fmt.Printf("%s\n\n", line)
 	}
 	var reports []bench.Report
 	if cfg.svg != "" {
@@ -198,7 +211,11 @@ func run(ctx context.Context, cfg config) (err error) {
 		fmt.Println()
 		fmt.Println("Per column (second read from an empty cache; hits over all values):")
 		fmt.Println()
-		return bench.WriteColumnReports(os.Stdout, cols, cfg.markdown)
+		if err := bench.WriteColumnReports(os.Stdout, cols, cfg.markdown); err != nil {
+			return err
+		}
+		fmt.Println()
+		return bench.WriteRecommendation(os.Stdout, bench.Recommend(cols))
 	}
 	for _, d := range sets {
 		var cells []bench.Cell
