@@ -23,6 +23,35 @@
 // will not see again. Entries are immutable and replaced whole. [Stats] reports
 // hits, misses, admissions and bypasses.
 //
+// # What is shared, and what a caller must not mutate
+//
+// The tables are process-wide: one for numeric, one for hstore and one per
+// pgcache_types kind, shared by every connection, [*sql.DB] and pool of the
+// process, and keyed only by a value's wire bytes. So a column uses a shared
+// table only when its value is a pure function of those bytes under pgx's
+// defaults, and no connection's settings reach another connection's values:
+// text-format columns (numeric, hstore, the text kinds) become string(raw)
+// whatever the connection's codecs, as with pgx stdlib; a binary fixed-size
+// kind (int2/4/8, float8, date, timestamp, timestamptz) takes its table only
+// while the connection's codec for the type's OID equals pgx's default
+// codec, compared when each result set is planned, so a connection with a
+// ScanLocation or a custom codec, registered at connect or later through
+// [Conn.Conn], reads that column as pgx stdlib does.
+//
+// The values handed out are shared too: the string of a cached text, the
+// contents of a [Decimal] or [Hstore], the boxed driver values of the
+// pgcache_types kinds, the shopspring decimal built for an entry on Go 1.27.
+// Every goroutine that reads the same text gets the same value, for as long
+// as anyone holds it. That is safe because nothing can change them: strings
+// are immutable, Decimal and Hstore have no exported fields and no mutating
+// methods, and each method that hands out mutable data ([Decimal.Apd],
+// [Decimal.Decompose], [Hstore.Map], [Hstore.Pgtype], the Marshal methods)
+// returns a copy the caller owns, as do the *sql.RawBytes, *[]byte, map and
+// *pgtype.Numeric destinations. A caller must not write into such a value
+// through package unsafe (unsafe.StringData of a scanned string, say), and
+// should compare decimals with [Decimal.Cmp], never by pointer or ==.
+// [ResetCache] empties the tables; values already handed out stay valid.
+//
 // # Go 1.27
 //
 // From Go 1.27 database/sql hands each Scan destination to the driver
