@@ -5,9 +5,11 @@
 //
 // The variable "pgcache" then appears at /debug/vars (when the program serves
 // [expvar.Handler], or net/http's DefaultServeMux) as a JSON object holding
-// [pgcache.Stats]: one object per table, "Numeric" and "Hstore", each with the
-// fields of cache.Stats (Hits, Misses, Admissions, Bypasses, Slots, Entries,
-// …). The statistics are read each time the variable is, never cached.
+// [pgcache.Stats]: one object per table — "Numeric", "Hstore" and the tables
+// of the pgcache_types option ("Text", "LongText", "Int8", "Int4", "Float8",
+// "Date", "Timestamp", "Timestamptz"; zeros until first used) — each with the
+// fields of cache.Stats (Hits, Misses, Admissions, Bypasses, Slots, Entries).
+// The statistics are read each time the variable is, never cached.
 //
 // expvar names are process-wide and publishing one twice panics, so the
 // variable is published only if no other package took the name first.

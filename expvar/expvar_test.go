@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"expvar"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/pgcache/pgcache"
@@ -39,5 +40,22 @@ func TestPublished(t *testing.T) {
 	}
 	if served.Numeric.Slots != want.Numeric.Slots {
 		t.Errorf("/debug/vars: %+v, want Slots %d", served, want.Numeric.Slots)
+	}
+}
+
+// TestPublishedTables: the variable holds an object for every table of
+// pgcache.CacheStats, the pgcache_types tables included.
+func TestPublishedTables(t *testing.T) {
+	var tables map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(expvar.Get(pgcacheexpvar.Name).String()), &tables); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Numeric", "Hstore", "Text", "LongText", "Int8", "Int4", "Float8", "Date", "Timestamp", "Timestamptz"} {
+		if _, ok := tables[name]; !ok {
+			t.Errorf("no %q in the published statistics: %v", name, tables)
+		}
+	}
+	if n := reflect.TypeFor[pgcache.CacheStats]().NumField(); len(tables) != n {
+		t.Errorf("%d tables published, pgcache.CacheStats has %d", len(tables), n)
 	}
 }
