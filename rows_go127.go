@@ -28,29 +28,10 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
 	raws, err := r.advance()
-	if err == nil && r.inSkip {
+	if err == nil && r.inBulk {
 		r.countBulk(raws)
 	}
 	return err
-}
-
-// countBulk counts the exceptions to the bypasses in a row NextRow passed
-// in bulk, which skipAll counted as bypasses already: NULLs, which are no
-// bypass, and text-kind texts that belong to the hashed table. (Next does
-// the same in its conversion loop, nextBulk.)
-func (r *Rows) countBulk(raws [][]byte) {
-	for _, i := range r.bulkPlain {
-		if raws[i] == nil {
-			r.uncountNull(int(i))
-		}
-	}
-	for _, i := range r.bulkText {
-		if raw := raws[i]; raw == nil {
-			r.uncountNull(int(i))
-		} else if !packable(raw) {
-			r.cached[r.cols[i].k].long++
-		}
-	}
 }
 
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
@@ -85,7 +66,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		}
 	case kindText, kindFixed:
 		// A row passed in bulk (see advance) has no entry: not worth a look.
-		if !r.inSkip {
+		if !r.inBulk {
 			if v = r.vals[index]; v != nil {
 				if done, err := scanValue(scanCtx, v, dest); done {
 					return err

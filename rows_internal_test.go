@@ -284,10 +284,10 @@ func TestRowsSkippingCount(t *testing.T) {
 				n++
 			}
 		}
-		if r.skipping != n {
-			t.Fatalf("row %d: skipping is %d, %d columns are in a back-off", rows, r.skipping, n)
+		if r.backedOff != n {
+			t.Fatalf("row %d: skipping is %d, %d columns are in a back-off", rows, r.backedOff, n)
 		}
-		if r.inSkip {
+		if r.inBulk {
 			bulk++
 		}
 	}

@@ -3,11 +3,9 @@
 package pgcache
 
 import (
-	"database/sql"
 	sqldriver "database/sql/driver"
 	"fmt"
 	"math/big"
-	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -27,74 +25,16 @@ import (
 // no route for, and for a nil pointer of a type they know, so that the
 // caller falls back to stdlib's behaviour and its errors.
 
-// scanText fills the destinations of a cached text: *string, *sql.NullString
-// and *any get the shared string (value is it, boxed), *sql.RawBytes a copy in
-// the buffer database/sql keeps for it per *sql.Rows, which only ConvertAssign
-// can reach (the boxed string spares the conversion its copy and box).
-func scanText(scanCtx sqldriver.ScanContext, text string, value sqldriver.Value, dest any) (done bool, err error) {
-	switch d := dest.(type) {
-	case *string:
-		if d != nil {
-			*d = text
-			return true, nil
-		}
-	case *any:
-		if d != nil {
-			*d = value // already boxed: no allocation
-			return true, nil
-		}
-	case *sql.NullString:
-		if d != nil {
-			*d = sql.NullString{String: text, Valid: true}
-			return true, nil
-		}
-	case *sql.RawBytes:
-		return true, sql.ConvertAssign(scanCtx, dest, value)
-	}
-	return false, nil
-}
-
-// scanInto fills dest from a numeric entry.
+// scanInto fills dest from a numeric entry: the text's routes, its parsed
+// number's, then the decimal types'.
 func (e *numEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
-	if done, err := scanText(scanCtx, e.text, e.value, dest); done {
+	if done, err := assignText(scanCtx, e.text, e.value, dest); done {
 		return true, err
 	}
+	if assignParsed(e.i64, e.i64OK, e.f64, e.f64OK, dest) {
+		return true, nil
+	}
 	switch d := dest.(type) {
-	case *[]byte:
-		if d != nil {
-			*d = []byte(e.text) // the caller owns it: a fresh copy, as database/sql makes
-			return true, nil
-		}
-	case *float64:
-		if d != nil && e.f64OK {
-			*d = e.f64
-			return true, nil
-		}
-	case *sql.NullFloat64:
-		if d != nil && e.f64OK {
-			*d = sql.NullFloat64{Float64: e.f64, Valid: true}
-			return true, nil
-		}
-	case *int64:
-		if d != nil && e.i64OK {
-			*d = e.i64
-			return true, nil
-		}
-	case *int:
-		if d != nil && e.i64OK && int64(int(e.i64)) == e.i64 {
-			*d = int(e.i64)
-			return true, nil
-		}
-	case *int32:
-		if d != nil && e.i64OK && int64(int32(e.i64)) == e.i64 {
-			*d = int32(e.i64)
-			return true, nil
-		}
-	case *sql.NullInt64:
-		if d != nil && e.i64OK {
-			*d = sql.NullInt64{Int64: e.i64, Valid: true}
-			return true, nil
-		}
 	case *Decimal:
 		if d != nil {
 			d.n = e.num
@@ -208,7 +148,7 @@ func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 // destinations get the entry's pairs; when the connection's type map knows
 // hstore they are left to it, so that they scan exactly as pgx scans them.
 func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any, maps bool) (done bool, err error) {
-	if done, err := scanText(scanCtx, e.text, e.value, dest); done {
+	if done, err := assignText(scanCtx, e.text, e.value, dest); done {
 		return true, err
 	}
 	switch d := dest.(type) {
@@ -264,73 +204,8 @@ func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 	return true, nil
 }
 
-// scanValue fills dest from a type-table entry's driver value: the natural
-// destinations of its Go type, as database/sql would assign them.
+// scanValue fills dest from a type-table entry's driver value: the scalar
+// routes of its Go type (routes_go127.go).
 func scanValue(scanCtx sqldriver.ScanContext, value sqldriver.Value, dest any) (done bool, err error) {
-	if d, ok := dest.(*any); ok && d != nil {
-		*d = value
-		return true, nil
-	}
-	if _, ok := dest.(*sql.RawBytes); ok {
-		return true, sql.ConvertAssign(scanCtx, dest, value)
-	}
-	switch v := value.(type) {
-	case string:
-		return scanText(scanCtx, v, value, dest)
-	case int64:
-		switch d := dest.(type) {
-		case *int64:
-			if d != nil {
-				*d = v
-				return true, nil
-			}
-		case *int:
-			if d != nil && int64(int(v)) == v {
-				*d = int(v)
-				return true, nil
-			}
-		case *int32:
-			if d != nil && int64(int32(v)) == v {
-				*d = int32(v)
-				return true, nil
-			}
-		case *sql.NullInt64:
-			if d != nil {
-				*d = sql.NullInt64{Int64: v, Valid: true}
-				return true, nil
-			}
-		case *sql.NullInt32:
-			if d != nil && int64(int32(v)) == v {
-				*d = sql.NullInt32{Int32: int32(v), Valid: true}
-				return true, nil
-			}
-		}
-	case float64:
-		switch d := dest.(type) {
-		case *float64:
-			if d != nil {
-				*d = v
-				return true, nil
-			}
-		case *sql.NullFloat64:
-			if d != nil {
-				*d = sql.NullFloat64{Float64: v, Valid: true}
-				return true, nil
-			}
-		}
-	case time.Time:
-		switch d := dest.(type) {
-		case *time.Time:
-			if d != nil {
-				*d = v
-				return true, nil
-			}
-		case *sql.NullTime:
-			if d != nil {
-				*d = sql.NullTime{Time: v, Valid: true}
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return assignValue(scanCtx, value, dest)
 }

@@ -1,6 +1,10 @@
 package pgcache
 
-import "github.com/pgcache/pgcache/cache"
+import (
+	"reflect"
+
+	"github.com/pgcache/pgcache/cache"
+)
 
 // CacheStats is a snapshot of the process-wide cache, one table per type.
 //
@@ -28,16 +32,13 @@ type CacheStats struct {
 
 // Stats returns the cache's counters and occupancy.
 func Stats() CacheStats {
-	s := CacheStats{Numeric: numericTable.Stats(), Hstore: hstoreTable.Stats()}
-	tt := &typeTabs
-	s.Text = shortStats(tt.text.Load())
-	s.LongText = longStats(tt.longText.Load())
-	s.Int8 = shortStats(tt.fixed[tabInt8].Load())
-	s.Int4 = shortStats(tt.fixed[tabInt4].Load())
-	s.Float8 = shortStats(tt.fixed[tabFloat8].Load())
-	s.Date = shortStats(tt.fixed[tabDate].Load())
-	s.Timestamp = shortStats(tt.fixed[tabTimestamp].Load())
-	s.Timestamptz = shortStats(tt.fixed[tabTimestamptz].Load())
+	var s CacheStats
+	v := reflect.ValueOf(&s).Elem()
+	for id := range tableID(numTables) {
+		if t := tableOf(id, false); t != nil {
+			v.Field(statsFields[id]).Set(reflect.ValueOf(t.Stats()))
+		}
+	}
 	return s
 }
 
@@ -45,7 +46,9 @@ func Stats() CacheStats {
 // memory be collected. Values already handed out stay valid. Counters are not
 // reset; take differences of [Stats] snapshots instead.
 func ResetCache() {
-	numericTable.Reset()
-	hstoreTable.Reset()
-	typeTabs.reset()
+	for id := range tableID(numTables) {
+		if t := tableOf(id, false); t != nil {
+			t.Reset()
+		}
+	}
 }

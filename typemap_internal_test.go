@@ -1,19 +1,24 @@
 package pgcache
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/driver"
 )
 
 // int8Custom is a codec of its own for int8, of another dynamic type than
 // pgx's.
 type int8Custom struct{ pgtype.Int8Codec }
 
-// TestPgxDefaultCodec: a fixed-size kind takes its shared table only with
-// pgx's default codec for its OID, compared by value.
-func TestPgxDefaultCodec(t *testing.T) {
+// TestTypeColumnCodecs: a binary fixed-size kind takes its shared table only
+// with pgx's default codec for its OID, compared by value.
+func TestTypeColumnCodecs(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +49,29 @@ func TestPgxDefaultCodec(t *testing.T) {
 			if tt.typ != nil {
 				m.RegisterType(tt.typ)
 			}
-			if got := pgxDefaultCodec(m, tt.oid); got != tt.isDef {
-				t.Errorf("pgxDefaultCodec = %t, want %t", got, tt.isDef)
+			fd := &pgconn.FieldDescription{DataTypeOID: tt.oid, Format: pgx.BinaryFormatCode}
+			if kind, _ := typeColumn(m, fd, driver.AllTypes); (kind == kindFixed) != tt.isDef {
+				t.Errorf("typeColumn gives kind %d; want the type table: %t", kind, tt.isDef)
 			}
 		})
+	}
+}
+
+// TestKindPlans: every kind of driver.Kinds has a table CacheStats reports,
+// text kinds the text table, and binary kinds pgx's default codec.
+func TestKindPlans(t *testing.T) {
+	for i, k := range driver.Kinds {
+		p := kindPlans[i]
+		if tableNames[p.tab] != k.Table {
+			t.Errorf("kind %s: table %s, want %s", k.Name, tableNames[p.tab], k.Table)
+		}
+		if k.Binary != (p.col == kindFixed) || k.Binary != (p.codec != nil) || (!k.Binary && p.tab != tabText) {
+			t.Errorf("kind %s: plan %+v", k.Name, p)
+		}
+	}
+	for id := range tableID(numTables) {
+		if got := reflect.TypeFor[CacheStats]().Field(statsFields[id]).Name; got != tableNames[id] {
+			t.Errorf("table %d reports to CacheStats.%s, want %s", id, got, tableNames[id])
+		}
 	}
 }

@@ -3,8 +3,12 @@
 # cells with valgrind's cachegrind: a figure that, unlike CPU time on a
 # shared 2-core machine, does not move by ±10-30% from one run to the next.
 #
-#   PGCACHE_TEST_DSN=... [RUNS=n] bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
+#   PGCACHE_TEST_DSN=... [RUNS=n] [DEST=d] bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
 #   e.g. RUNS=3 bench/cachegrind.sh orderlines 3200000 pgx 'pgcache\+types'
+#        DEST=string bench/cachegrind.sh repetitive 1000000 pgx pgcache
+#
+# DEST is the cells' destination (default natural, which the mixed data
+# sets have; the numeric and hstore ones are scanned into string, …).
 #
 # With RUNS=n each cell runs n times, the drivers interleaved, and the
 # median is printed with the runs.
@@ -39,7 +43,7 @@ go test -c -o "$bin" .
 count() {
 	local drv=$1 out=$tmp/cachegrind.out
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
-		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=natural\$/^data=$data\$" \
+		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=${DEST:-natural}\$/^data=$data\$" \
 		-test.benchtime 3x >/dev/null 2>&1
 	cg_annotate --threshold=0 "$out" | awk -v n="$((4 * values))" '
 		/file:function/ { on = 1; next }

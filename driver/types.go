@@ -2,7 +2,10 @@ package driver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // KeyTypes is the DSN option that extends the cache to more column types:
@@ -37,28 +40,48 @@ const (
 // TypeSet is a set of [TypeKind]s; the zero set caches numeric and hstore only.
 type TypeSet uint16
 
-// typeNames are the option's spellings, in documentation order.
-var typeNames = []struct {
-	name string
-	kind TypeKind
-}{
-	{"text", TypeText}, {"varchar", TypeVarchar}, {"bpchar", TypeBPChar}, {"name", TypeName},
-	{"enum", TypeEnum}, {"uuid", TypeUUID},
-	{"int2", TypeInt2}, {"int4", TypeInt4}, {"int8", TypeInt8}, {"float8", TypeFloat8},
-	{"date", TypeDate}, {"timestamp", TypeTimestamp}, {"timestamptz", TypeTimestamptz},
+// KindInfo describes one kind of the pgcache_types option: how the option
+// spells it, which column type it is and in which format its values are
+// cached, and which table caches them. [Kinds] lists every kind; the
+// option's parser, the driver's column planning and its Stats all read it,
+// so a kind is added by adding its TypeKind constant and its row there.
+type KindInfo struct {
+	Kind    TypeKind
+	Name    string   // the option's spelling
+	Aliases []string // PostgreSQL's own spellings of the type, accepted too
+	// OID is the column type's OID; 0 for TypeEnum, which stands for every
+	// text-format type that the connection's type map does not know.
+	OID uint32
+	// Binary: the kind is cached when its values arrive in binary format
+	// (the fixed-size kinds, as pgx stdlib asks for them); the others when
+	// they arrive as text.
+	Binary bool
+	// Table names the table that caches the kind, as [CacheStats] (in the
+	// root package) names it: "Text" for the text kinds, whose texts of 9
+	// bytes and more go to "LongText", or a fixed-size kind's own.
+	Table string
 }
 
-// Aliases accepted besides the names above: PostgreSQL's own spellings of the
-// same types, and "all".
-var typeAliases = map[string]TypeSet{
-	"char": TypeSet(TypeBPChar), "character": TypeSet(TypeBPChar), "character varying": TypeSet(TypeVarchar),
-	"smallint": TypeSet(TypeInt2), "integer": TypeSet(TypeInt4), "int": TypeSet(TypeInt4), "bigint": TypeSet(TypeInt8),
-	"double precision":            TypeSet(TypeFloat8),
-	"timestamp without time zone": TypeSet(TypeTimestamp), "timestamp with time zone": TypeSet(TypeTimestamptz),
+// Kinds are the pgcache_types kinds in documentation order, which is also
+// the order of their TypeKind bits (TestKindsTable checks it).
+var Kinds = [...]KindInfo{
+	{Kind: TypeText, Name: "text", OID: pgtype.TextOID, Table: "Text"},
+	{Kind: TypeVarchar, Name: "varchar", Aliases: []string{"character varying"}, OID: pgtype.VarcharOID, Table: "Text"},
+	{Kind: TypeBPChar, Name: "bpchar", Aliases: []string{"char", "character"}, OID: pgtype.BPCharOID, Table: "Text"},
+	{Kind: TypeName, Name: "name", OID: pgtype.NameOID, Table: "Text"},
+	{Kind: TypeEnum, Name: "enum", Table: "Text"},
+	{Kind: TypeUUID, Name: "uuid", OID: pgtype.UUIDOID, Table: "Text"},
+	{Kind: TypeInt2, Name: "int2", Aliases: []string{"smallint"}, OID: pgtype.Int2OID, Binary: true, Table: "Int4"},
+	{Kind: TypeInt4, Name: "int4", Aliases: []string{"integer", "int"}, OID: pgtype.Int4OID, Binary: true, Table: "Int4"},
+	{Kind: TypeInt8, Name: "int8", Aliases: []string{"bigint"}, OID: pgtype.Int8OID, Binary: true, Table: "Int8"},
+	{Kind: TypeFloat8, Name: "float8", Aliases: []string{"double precision"}, OID: pgtype.Float8OID, Binary: true, Table: "Float8"},
+	{Kind: TypeDate, Name: "date", OID: pgtype.DateOID, Binary: true, Table: "Date"},
+	{Kind: TypeTimestamp, Name: "timestamp", Aliases: []string{"timestamp without time zone"}, OID: pgtype.TimestampOID, Binary: true, Table: "Timestamp"},
+	{Kind: TypeTimestamptz, Name: "timestamptz", Aliases: []string{"timestamp with time zone"}, OID: pgtype.TimestamptzOID, Binary: true, Table: "Timestamptz"},
 }
 
-// AllTypes is every kind: pgcache_types=all.
-const AllTypes = TypeSet(TypeTimestamptz<<1 - 1)
+// AllTypes is every kind in [Kinds]: pgcache_types=all.
+const AllTypes = TypeSet(1<<len(Kinds) - 1)
 
 // Has reports whether k is in s.
 func (s TypeSet) Has(k TypeKind) bool { return s&TypeSet(k) != 0 }
@@ -70,9 +93,9 @@ func (s TypeSet) String() string {
 		return "all"
 	}
 	var names []string
-	for _, t := range typeNames {
-		if s.Has(t.kind) {
-			names = append(names, t.name)
+	for _, k := range Kinds {
+		if s.Has(k.Kind) {
+			names = append(names, k.Name)
 		}
 	}
 	return strings.Join(names, ",")
@@ -80,9 +103,9 @@ func (s TypeSet) String() string {
 
 // TypeNames lists the kinds the option accepts, for documentation and errors.
 func TypeNames() []string {
-	names := make([]string, len(typeNames))
-	for i, t := range typeNames {
-		names[i] = t.name
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = k.Name
 	}
 	return names
 }
@@ -102,25 +125,24 @@ func ParseTypes(s string) (TypeSet, error) {
 		if name == "" {
 			return 0, fmt.Errorf("empty type name in %q", s)
 		}
-		if name == "all" {
-			set |= AllTypes
-			continue
-		}
-		if a, ok := typeAliases[name]; ok {
-			set |= a
-			continue
-		}
-		found := false
-		for _, t := range typeNames {
-			if t.name == name {
-				set |= TypeSet(t.kind)
-				found = true
-				break
-			}
-		}
-		if !found {
+		k, ok := lookupKind(name)
+		if !ok {
 			return 0, fmt.Errorf("unknown type %q (known: all, %s)", strings.TrimSpace(part), strings.Join(TypeNames(), ", "))
 		}
+		set |= k
 	}
 	return set, nil
+}
+
+// lookupKind returns the kinds a lower-case name in the option stands for.
+func lookupKind(name string) (TypeSet, bool) {
+	if name == "all" {
+		return AllTypes, true
+	}
+	for _, k := range Kinds {
+		if k.Name == name || slices.Contains(k.Aliases, name) {
+			return TypeSet(k.Kind), true
+		}
+	}
+	return 0, false
 }

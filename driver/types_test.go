@@ -70,3 +70,27 @@ func TestExtractTypes(t *testing.T) {
 		t.Errorf("Extract with an unknown kind: %v", err)
 	}
 }
+
+// TestKindsTable: Kinds lists every TypeKind once, in bit order, so that
+// AllTypes is every kind; names and aliases are unique and lower-case, as
+// ParseTypes matches them; each kind names its format's OID.
+func TestKindsTable(t *testing.T) {
+	seen := map[string]bool{"all": true}
+	for i, k := range Kinds {
+		if k.Kind != TypeKind(1)<<i {
+			t.Errorf("Kinds[%d] is %s with bit %#x, want bit %#x: the table must follow the TypeKind constants", i, k.Name, k.Kind, 1<<i)
+		}
+		if !AllTypes.Has(k.Kind) {
+			t.Errorf("AllTypes lacks %s", k.Name)
+		}
+		for _, name := range append([]string{k.Name}, k.Aliases...) {
+			if name != strings.ToLower(name) || seen[name] {
+				t.Errorf("kind %s: spelling %q is not lower-case or not unique", k.Name, name)
+			}
+			seen[name] = true
+		}
+		if (k.OID == 0) != (k.Kind == TypeEnum) || (k.Binary && k.Table == "Text") || k.Table == "" {
+			t.Errorf("kind %s: OID %d, binary %t, table %q do not fit together", k.Name, k.OID, k.Binary, k.Table)
+		}
+	}
+}

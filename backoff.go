@@ -1,0 +1,167 @@
+package pgcache
+
+import (
+	"math"
+
+	"github.com/pgcache/pgcache/cache"
+)
+
+// The reuse back-off: the one place that decides, per cached column of a
+// result set, whether its values go through the shared tables. Change the
+// rules here; ARCHITECTURE.md ("The reuse back-off") explains why they are
+// what they are, and bench/README.md has the measurements behind them.
+//
+// A missed lookup is cheap but not free: it stores the text's key in its
+// slot, and connections reading all-distinct columns at once bounce the
+// table's cache lines between CPUs; a column that churns the table (random
+// keys over more values than it has slots) also allocates an entry per
+// admission that is evicted before it pays. So each cached column watches
+// its own lookups in windows:
+//
+//   - A window is probeWindow lookups, longer than the table has slots, so
+//     that a column cycling through up to cache.Slots values shows its reuse
+//     inside one window and never backs off.
+//   - A window pays when at least 1/minShare of its lookups were reused:
+//     hits and admissions while the column warms up (its first warmWindows
+//     windows), hits alone after that, which must also be at least
+//     churnRatio per admission. A column's first window needs only some
+//     reuse.
+//   - Every window but a column's first is also judged after its first
+//     earlyWindow lookups, which must show 1/minShare reuse for it to go on.
+//   - A window that does not pay starts a skip: the column's values bypass
+//     the tables for skipFirst rows, twice as many after each further
+//     failed window, up to skipMax. Skips count rows, NULL or not, so that
+//     when every cached column skips, whole rows pass in bulk (bulk.go).
+//   - After a skip the column probes again for reprobeWindow lookups; a
+//     probe that pays ends the back-off and full windows resume.
+//
+// The price: a column that turns, mid-result-set, from all-distinct to a
+// period P longer than reprobeWindow/(churnRatio+2) stays in its back-off to
+// the end of the result set (P sightings and P admissions leave too few
+// lookups of a probe for churnRatio hits per admission), its values read as
+// with pgcache=off.
+const (
+	probeWindow   = cache.Slots + cache.Slots/4
+	reprobeWindow = probeWindow / 8
+	earlyWindow   = cache.Slots / 16
+	minShare      = 8
+	skipFirst     = 8 * probeWindow
+	skipMax       = 64 * probeWindow
+)
+
+// churnRatio is how many hits per admission a window past its warm-up
+// needs for the column to stay cached. It is a variable only so that
+// BenchmarkRowsReplay can turn the rule off and show what it saves.
+var churnRatio = 8
+
+// warmWindows is how many windows of a column are judged by the loose test
+// (admissions count as reuse) before churnRatio applies. A column cycling
+// through P values from an empty table shows P sightings, then P admissions,
+// then only hits: at P = cache.Slots its first window has no hit and a few
+// admissions, its second more admissions than hits, and from the third on
+// it hits only. (Not every value: those that share their slot with another
+// value of the cycle evict each other's sightings and are never admitted,
+// so at that period about e⁻¹ = 37% of the lookups hit.)
+const warmWindows = 2
+
+// reuseTracker is one column's state; it lives in its Rows and needs no
+// synchronisation. Make it with newReuseTracker.
+type reuseTracker struct {
+	skip int32 // rows still to bypass
+	left int32 // lookups left in the current window, or in its early part
+	rest int32 // lookups of the window after its early part, 0 once past it
+	next int32 // length of the next skip, 0 meaning skipFirst (not backing off)
+	hits int16 // hits in the current window (at most probeWindow, see below)
+	adms int16 // admissions in the current window
+	warm int8  // windows left that the loose test judges
+}
+
+// A window's counts fit reuseTracker's int16s: this fails to compile if
+// probeWindow outgrows them.
+var _ [math.MaxInt16 - probeWindow]struct{}
+
+// newReuseTracker returns the state of a column that has not been read yet.
+func newReuseTracker() reuseTracker { return reuseTracker{left: probeWindow, warm: warmWindows} }
+
+// observe records the outcome of one lookup and closes the window when full.
+// It reports whether that started a skip, which the caller counts in
+// Rows.backedOff.
+func (t *reuseTracker) observe(o outcome) (skipStarted bool) {
+	// Branch-free: hit is 2 and admitted 1.
+	t.hits += int16(o >> 1)
+	t.adms += int16(o & 1)
+	return t.count()
+}
+
+// observeHit is observe(hit), small enough to inline in advance's hit path.
+// (A hit can close a window that does not pay, and so start a skip.)
+func (t *reuseTracker) observeHit() (skipStarted bool) {
+	t.hits++
+	return t.count()
+}
+
+// count counts a lookup in the window and closes it when full.
+func (t *reuseTracker) count() (skipStarted bool) {
+	if t.left--; t.left <= 0 {
+		return t.closeWindow()
+	}
+	return false
+}
+
+// pays reports whether a window of n lookups, or the early part of one,
+// that has just closed shows enough reuse to keep the column cached (see
+// the rules above): any at all in a column's first window; a share of
+// 1/minShare reused, hits or admissions, in the early part of a window and
+// while the column warms up; and after that as many hits and churnRatio hits
+// per admission.
+func (t *reuseTracker) pays(n int32, early bool) bool {
+	hits, adms := int32(t.hits), int32(t.adms)
+	switch {
+	case t.warm == warmWindows && !early:
+		return hits > 0 || adms > 0
+	case early || t.warm > 0:
+		return hits+adms >= n/minShare
+	}
+	return hits >= n/minShare && hits >= int32(churnRatio)*adms
+}
+
+// closeWindow starts a skip after a window that did not pay (or ends the
+// back-off after one that did), opens the next window and reports whether
+// it started a skip. At the end of a window's early part it lets a window
+// that pays so far go on, and fails one that does not.
+func (t *reuseTracker) closeWindow() (skipStarted bool) {
+	if t.rest > 0 {
+		if t.pays(earlyWindow, true) {
+			t.left, t.rest = t.rest, 0
+			return false
+		}
+		t.rest = 0
+		skipStarted = true
+	} else {
+		skipStarted = !t.pays(t.window(), false)
+	}
+	if t.warm > 0 {
+		t.warm--
+	}
+	if skipStarted {
+		if t.next == 0 {
+			t.next = skipFirst
+		}
+		t.skip = t.next
+		t.next = min(2*t.next, skipMax)
+	} else {
+		t.next = 0
+	}
+	t.hits, t.adms = 0, 0
+	t.left, t.rest = earlyWindow, t.window()-earlyWindow
+	return skipStarted
+}
+
+// window is the length of the current window: a full one, or a re-probe
+// while the column backs off.
+func (t *reuseTracker) window() int32 {
+	if t.next != 0 {
+		return reprobeWindow
+	}
+	return probeWindow
+}

@@ -1,0 +1,124 @@
+package pgcache
+
+import (
+	sqldriver "database/sql/driver"
+	"fmt"
+
+	"github.com/pgcache/pgcache/cache"
+)
+
+// Rows passed in bulk. When every cached column of a result set is in a
+// skip, advance passes the rows until the shortest skip ends without looking
+// at them: no lookup, no tracker, only the counts. They are counted in
+// advance as bypasses, n rows for each column, and the exceptions taken back
+// as the rows come — NULLs (no bypass at all) and text-kind texts of more
+// than 8 bytes (the hashed table's bypasses) — by nextBulk on Go 1.26 and
+// countBulk on Go 1.27; publish takes back the rows the result set did not
+// have.
+
+// startBulk starts passing rows in bulk: every cached column is in a skip.
+// The columns' skips are shortened by the n rows until the shortest ends,
+// each column counts n bypasses, and the cells, which may hold the previous
+// row's entries, are emptied.
+func (r *Rows) startBulk() {
+	n := r.cached[0].reuse.skip
+	for k := range r.cached {
+		n = min(n, r.cached[k].reuse.skip)
+	}
+	for k := range r.cached {
+		cc := &r.cached[k]
+		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
+			r.backedOff--
+		}
+		cc.bypassed += uint64(n)
+		r.empty(cc)
+	}
+	r.bulkRows = n
+}
+
+// countBypass counts a value of cc that a skip passed by: NULLs not at
+// all, text-kind texts the packed table does not take in the hashed one.
+func (cc *cachedColumn) countBypass(raw []byte) {
+	if raw != nil {
+		cc.bypassed++
+		if !packable(raw) && cc.kind == kindText {
+			cc.bypassedLong++
+		}
+	}
+}
+
+// packable reports whether a text-kind value goes to the packed text table
+// (1 to 8 bytes) rather than the hashed one's counts, as lookupTextRaw
+// sorts them.
+func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
+
+// flush adds the counts cc keeps itself to counts: its hits, and the values
+// skips and bulk rows passed by as bypasses, of its own table or, for the text-kind texts
+// that belong there, of the hashed text table.
+func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
+	counts[cc.tab].Hits += cc.hits
+	counts[cc.tab].Bypasses += cc.bypassed - cc.bypassedLong
+	counts[tabLongText].Bypasses += cc.bypassedLong
+	cc.hits, cc.bypassed, cc.bypassedLong = 0, 0, 0
+}
+
+// nextBulk is Next for a row passed in bulk: stdlib's loop, which also takes back the NULLs of cached columns
+// from the bypasses startBulk counted, then the text-kind texts that belong to
+// the hashed table's counts. It is countBulk (NextRow's) done in the loop
+// that converts the row, where a NULL costs a test already made.
+func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw != nil && !packable(raw) {
+			r.cached[r.cols[i].cachedIdx].bypassedLong++
+		}
+	}
+	conv := r.conv
+	for i, raw := range raws {
+		if raw == nil {
+			dest[i] = nil
+			r.uncountNull(i)
+			continue
+		}
+		v, err := conv[i](raw)
+		if err != nil {
+			// The NULLs the loop will not reach are still no bypasses.
+			for j := i + 1; j < len(raws); j++ {
+				if raws[j] == nil {
+					r.uncountNull(j)
+				}
+			}
+			return fmt.Errorf("convert field %d failed: %w", i, err)
+		}
+		dest[i] = v
+	}
+	return nil
+}
+
+// countBulk counts the exceptions to the bypasses in a row NextRow passed
+// in bulk, which startBulk counted as bypasses already: NULLs, which are no
+// bypass, and text-kind texts that belong to the hashed table. (Next does
+// the same in its conversion loop, nextBulk.)
+//
+//lint:ignore U1000 used by NextRow on Go 1.27 (rows_go127.go)
+func (r *Rows) countBulk(raws [][]byte) {
+	for _, i := range r.bulkPlain {
+		if raws[i] == nil {
+			r.uncountNull(int(i))
+		}
+	}
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw == nil {
+			r.uncountNull(int(i))
+		} else if !packable(raw) {
+			r.cached[r.cols[i].cachedIdx].bypassedLong++
+		}
+	}
+}
+
+// uncountNull takes a NULL in column i of a row passed in bulk back from the
+// bypasses startBulk counted, if the column is cached.
+func (r *Rows) uncountNull(i int) {
+	if col := &r.cols[i]; col.kind != kindPlain {
+		r.cached[col.cachedIdx].bypassed--
+	}
+}
