@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
 // readItems records the items table, read through db.
@@ -105,7 +106,7 @@ func TestPool(t *testing.T) {
 	})
 	requireHits(t, "OpenDBFromPool", num)
 
-	pool2, db, err := pgcache.NewPool(ctx, dsn+" pool_max_conns=2 pgcache_disable=items.discount")
+	pool2, db, err := pgcache.NewPool(ctx, pgtest.MustWithOptions(t, dsn, "pool_max_conns", "2", "pgcache_disable", "items.discount"))
 	if err != nil {
 		t.Fatal(err)
 	}
