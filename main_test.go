@@ -23,7 +23,9 @@ import (
 )
 
 // TestMain runs every test of the package against one throwaway PostgreSQL
-// cluster (or the server $PGCACHE_TEST_DSN names).
+// cluster (or the server $PGCACHE_TEST_DSN names), and prints which before
+// the tests start. Tests that log in as roles of their own or through
+// PgBouncer use pgtest.OwnServer, a cluster of the binary's own.
 //
 // Tests that assert exact [pgcache.Stats] deltas call [pgcache.ResetCache]
 // and do not call t.Parallel: the cache is process-wide, and Go runs parallel

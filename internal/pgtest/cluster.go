@@ -10,8 +10,12 @@
 //
 // # Which server
 //
-// When $PGCACHE_TEST_DSN is set, that server is used and nothing is started.
-// Otherwise [Start] runs initdb and pg_ctl from the binaries [FindBin] finds,
+// When $PGCACHE_TEST_DSN is set (a keyword/value DSN or a URL, with any
+// authentication), that server is used and nothing is started, except by
+// [OwnServer]: tests that log in as roles of their own or through PgBouncer,
+// which a server authenticating by peer or password refuses, get a
+// throwaway cluster of the test binary's own. [Main] prints which server
+// the tests use. Otherwise [Start] runs initdb and pg_ctl from the binaries [FindBin] finds,
 // in a new temporary directory that also holds the server's Unix socket. The
 // server listens on no TCP port, trusts every local connection, uses UTF8 and
 // the C locale, and turns off durability (fsync, full_page_writes,
