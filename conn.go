@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/tracelog"
 
 	"github.com/pgcache/pgcache/driver"
 )
@@ -226,9 +227,36 @@ func (c *connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	return &Conn{std: sc, conn: pc, setup: setup}, nil
 }
 
+// reportUnmatched records the connection's pgcache_disable entries that
+// match nothing (see [CacheStats].UnmatchedDisable) and logs those not
+// reported before at warn level through the connection's tracer, when it is
+// a tracelog.TraceLog.
+func reportUnmatched(ctx context.Context, pc *pgx.Conn, s *driver.Setup) {
+	fresh := disableReports.note(s)
+	if len(fresh) == 0 {
+		return
+	}
+	tl, ok := pc.Config().Tracer.(*tracelog.TraceLog)
+	if !ok || tl.Logger == nil || tl.LogLevel < tracelog.LogLevelWarn {
+		return
+	}
+	for _, col := range fresh {
+		tl.Logger.Log(ctx, tracelog.LogLevelWarn, "pgcache: pgcache_disable entry matches no column", map[string]any{
+			"entry":  col.String(),
+			"detail": "no such table or column in this database (yet), or, for a bare name, no table or view column of that name; the entry has no effect on such columns",
+		})
+	}
+}
+
+// setup resolves pc's Setup (once per pgx connection of a pool) and reports
+// its unmatched pgcache_disable entries.
 func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, error) {
 	if !c.pooled {
-		return driver.Resolve(ctx, pc, c.opts)
+		s, err := driver.Resolve(ctx, pc, c.opts)
+		if err == nil {
+			reportUnmatched(ctx, pc, s)
+		}
+		return s, err
 	}
 	key := weak.Make(pc)
 	if s, ok := c.setups.Load(key); ok {
@@ -238,6 +266,7 @@ func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, err
 	if err != nil {
 		return nil, err
 	}
+	reportUnmatched(ctx, pc, s)
 	if _, loaded := c.setups.LoadOrStore(key, s); !loaded {
 		runtime.AddCleanup(pc, func(k weak.Pointer[pgx.Conn]) { c.setups.Delete(k) }, key)
 	}

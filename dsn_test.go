@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/tracelog"
 
 	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/driver"
@@ -410,5 +413,86 @@ func TestDSNDisableLongIdentifiers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// logRecorder is a tracelog.Logger that keeps what it is given.
+type logRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logRecorder) Log(_ context.Context, level tracelog.LogLevel, msg string, data map[string]any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if entry, ok := data["entry"]; ok {
+		l.msgs = append(l.msgs, fmt.Sprintf("%s %s %v", level, msg, entry))
+	}
+}
+
+func (l *logRecorder) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.msgs)
+}
+
+// TestDSNDisableUnmatched: pgcache_disable entries that match nothing — a
+// bare name no table has, a column missing from an existing table, a table
+// that does not exist yet — are accepted, listed by name in
+// Stats().UnmatchedDisable and logged once through a tracelog tracer; an
+// entry leaves the list once a connection finds it (the table created
+// later).
+func TestDSNDisableUnmatched(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	std := openDB(t, stdDriver, dsn)
+	mustExec(t, std, `drop table if exists pgc_unm_later; drop table if exists pgc_unm_items;
+		create table pgc_unm_items (id int, price numeric(10,2))`)
+	entries := "pgc_unm_nosuchcolumn, pgc_unm_items.nosuchcolumn, pgc_unm_later.price, pgc_unm_items.price, price"
+	open := func() (*sql.DB, *logRecorder) {
+		cfg, err := pgx.ParseConfig(withParams(t, dsn, "pgcache_disable", entries))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &logRecorder{}
+		cfg.Tracer = &tracelog.TraceLog{Logger: rec, LogLevel: tracelog.LogLevelWarn}
+		db := pgcache.OpenDB(*cfg)
+		t.Cleanup(func() { db.Close() })
+		if err := db.Ping(); err != nil {
+			t.Fatalf("a pgcache_disable entry that matches nothing must not fail the connection: %v", err)
+		}
+		return db, rec
+	}
+	unmatched := func() []string {
+		var out []string
+		for _, e := range pgcache.Stats().UnmatchedDisable {
+			if strings.HasPrefix(e, "pgc_unm_") {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+
+	db, rec := open()
+	want := []string{"pgc_unm_items.nosuchcolumn", "pgc_unm_later.price", "pgc_unm_nosuchcolumn"}
+	if got := unmatched(); !slices.Equal(got, want) {
+		t.Errorf("Stats().UnmatchedDisable = %q, want %q", got, want)
+	}
+	if got := rec.lines(); len(got) != 3 || !strings.Contains(strings.Join(got, "\n"), "warn pgcache: pgcache_disable entry matches no column pgc_unm_later.price") {
+		t.Errorf("logged %q; want one warning per unmatched entry", got)
+	}
+	// A second connection of the same pool does not log them again.
+	db.SetMaxIdleConns(0)
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.lines(); len(got) != 3 {
+		t.Errorf("logged %d lines after a second connection, want the same 3", len(got))
+	}
+
+	mustExec(t, std, "create table pgc_unm_later (price numeric(10,2))")
+	open()
+	want = []string{"pgc_unm_items.nosuchcolumn", "pgc_unm_nosuchcolumn"}
+	if got := unmatched(); !slices.Equal(got, want) {
+		t.Errorf("after creating the table: Stats().UnmatchedDisable = %q, want %q", got, want)
 	}
 }

@@ -2,8 +2,11 @@ package pgcache
 
 import (
 	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/driver"
 )
 
 // CacheStats is a snapshot of the process-wide cache, one table per type.
@@ -28,6 +31,15 @@ type CacheStats struct {
 	Date        cache.Stats
 	Timestamp   cache.Stats
 	Timestamptz cache.Stats
+
+	// UnmatchedDisable lists, in DSN spelling and sorted, the
+	// pgcache_disable entries that matched nothing the last time a
+	// connection opened with them: a table or column that does not exist
+	// (yet), or a bare name no table or view has, which may still name a
+	// result column's alias. A typo shows here; it is never an error, since
+	// a table may be created after the pool opens. Connections with a
+	// tracelog.TraceLog tracer also log each such entry at warn level.
+	UnmatchedDisable []string
 }
 
 // Stats returns the cache's counters and occupancy.
@@ -39,7 +51,55 @@ func Stats() CacheStats {
 			v.Field(statsFields[id]).Set(reflect.ValueOf(t.Stats()))
 		}
 	}
+	s.UnmatchedDisable = disableReports.unmatched()
 	return s
+}
+
+// disableReports remembers, per pgcache_disable entry (in DSN spelling),
+// whether it matched nothing the last time a connection looked it up.
+var disableReports disableReport
+
+type disableReport struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// note records what a connection's lookup found of each entry of its
+// pgcache_disable and returns the entries it found unmatched that it is the
+// first to report since they last matched (or ever), so that a pool logs a
+// typo once, not at every connection.
+func (d *disableReport) note(s *driver.Setup) (fresh []driver.Column) {
+	if len(s.Options.Disable) == 0 {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = make(map[string]bool)
+	}
+	for _, c := range s.Options.Disable {
+		key := c.String()
+		unmatched := slices.Contains(s.Unmatched, c)
+		if unmatched && !d.m[key] {
+			fresh = append(fresh, c)
+		}
+		d.m[key] = unmatched
+	}
+	return fresh
+}
+
+// unmatched returns the entries whose last lookup matched nothing, sorted.
+func (d *disableReport) unmatched() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for k, un := range d.m {
+		if un {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ResetCache empties every table (entries and sightings) and lets their

@@ -35,8 +35,21 @@ type Setup struct {
 	// whatever type the server says they are, and nothing is treated as hstore).
 	HstoreOID uint32
 
+	// Unmatched are the pgcache_disable entries that match nothing in the
+	// database when the connection opened: a table-qualified entry whose
+	// table (visible through search_path when unqualified) or column does not
+	// exist, a bare name that no column of any table or view has (it may
+	// still name a result column's alias), and a name the connection's
+	// encodings cannot represent. They are not errors: a table may be
+	// created after the pool opens, and connections opened then honour it.
+	Unmatched []Column
+
 	names map[string]bool // result-column names from pgcache_disable, as the server spells them
 	attrs map[attr]bool   // resolved [schema.]table.column entries
+
+	// checked marks the entries of Options.Disable the catalog query looks
+	// for, and seen those it found; Resolve turns them into Unmatched.
+	checked, seen []bool
 }
 
 type attr struct {
@@ -85,6 +98,7 @@ const (
 	rowHstore = 0 // the hstore type: its OID
 	rowAttr   = 1 // a table column: table OID and attribute number
 	rowName   = 2 // a result-column name, as the server spells it to this client
+	rowSeen   = 3 // a bare name that some table or view column has
 )
 
 // hstoreQuery finds the hstore type through the extension that owns it, so it
@@ -104,8 +118,8 @@ where x.extname = 'hstore' and t.typname = 'hstore'`
 // would resolve it.
 const attrQuery = `
 union all
-select 1, c.oid, a.attnum, null
-from (values %s) as e(nsp, rel, att)
+select 1, c.oid, a.attnum, e.i::pg_catalog.text
+from (values %s) as e(i, nsp, rel, att)
 join pg_catalog.pg_class c on c.relname = e.rel
 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
 join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = e.att and a.attnum > 0 and not a.attisdropped
@@ -116,6 +130,14 @@ where (e.nsp = '' and pg_catalog.pg_table_is_visible(c.oid)) or n.nspname = e.ns
 const nameQuery = `
 union all
 select 2, 0, 0, e.nm::pg_catalog.text from (values %s) as e(nm)`
+
+// seenQuery reports which bare names, listed in place of %s as VALUES rows
+// (i, nm), some column of a table or view has: a name none has matches only
+// result-column aliases, if anything, and is reported in Setup.Unmatched.
+const seenQuery = `
+union all
+select 3, 0, 0, e.i::pg_catalog.text from (values %s) as e(i, nm)
+where exists (select from pg_catalog.pg_attribute a where a.attname = e.nm and a.attnum > 0 and not a.attisdropped)`
 
 // identLiteral spells id as an SQL expression of type name that means the
 // same under every server setting pgx accepts: the query text carries only
@@ -153,25 +175,27 @@ func isASCII(s string) bool {
 // spell. With dropNonASCII, entries that would need the server to convert
 // them are left out (see [Resolve]).
 func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
-	s := &Setup{Options: o}
-	var attrs, names []string
-	for _, c := range o.Disable {
+	s := &Setup{Options: o, checked: make([]bool, len(o.Disable)), seen: make([]bool, len(o.Disable))}
+	var attrs, names, seen []string
+	for i, c := range o.Disable {
+		ascii := isASCII(c.Schema) && isASCII(c.Table) && isASCII(c.Name)
+		if dropNonASCII && !ascii {
+			continue // unmatched: checked stays false
+		}
+		s.checked[i] = true
 		if c.Table == "" {
-			switch {
-			case isASCII(c.Name) || utf8Both: // nothing for the server to convert
+			if ascii || utf8Both { // nothing for the server to convert
 				if s.names == nil {
 					s.names = make(map[string]bool)
 				}
 				s.names[TruncateIdentifier(c.Name)] = true
-			case !dropNonASCII:
+			} else {
 				names = append(names, "("+identLiteral(c.Name)+")")
 			}
+			seen = append(seen, "("+strconv.Itoa(i)+", "+identLiteral(c.Name)+")")
 			continue
 		}
-		if dropNonASCII && !(isASCII(c.Schema) && isASCII(c.Table) && isASCII(c.Name)) {
-			continue
-		}
-		attrs = append(attrs, "("+identLiteral(c.Schema)+", "+identLiteral(c.Table)+", "+identLiteral(c.Name)+")")
+		attrs = append(attrs, "("+strconv.Itoa(i)+", "+identLiteral(c.Schema)+", "+identLiteral(c.Table)+", "+identLiteral(c.Name)+")")
 	}
 	var q strings.Builder
 	q.WriteString(hstoreQuery)
@@ -180,6 +204,9 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 	}
 	if len(names) > 0 {
 		fmt.Fprintf(&q, nameQuery, strings.Join(names, ", "))
+	}
+	if len(seen) > 0 {
+		fmt.Fprintf(&q, seenQuery, strings.Join(seen, ", "))
 	}
 	return s, q.String()
 }
@@ -219,6 +246,12 @@ func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
 	}
+	for i, c := range o.Disable {
+		if !s.checked[i] || !s.seen[i] {
+			s.Unmatched = append(s.Unmatched, c)
+		}
+	}
+	s.checked, s.seen = nil, nil
 	return s, nil
 }
 
@@ -244,7 +277,15 @@ func (s *Setup) lookup(ctx context.Context, conn *pgx.Conn, query string) error 
 		switch kind {
 		case rowHstore:
 			s.HstoreOID = uint32(oid)
-		case rowAttr:
+		case rowAttr, rowSeen:
+			i, err := strconv.Atoi(string(row[3]))
+			if err != nil || i < 0 || i >= len(s.seen) {
+				return fmt.Errorf("unexpected row %q: no entry %q", row, row[3])
+			}
+			s.seen[i] = true
+			if kind == rowSeen {
+				break
+			}
 			if s.attrs == nil {
 				s.attrs = make(map[attr]bool)
 			}
