@@ -1,22 +1,11 @@
 package pgcache
 
 import (
-	"context"
-	"database/sql"
 	sqldriver "database/sql/driver"
 	"fmt"
-	"io"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgcache/pgcache/cache"
-
-	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
 // BenchmarkRowsReplay measures what pgcache itself adds per value: Rows.Next
@@ -25,7 +14,8 @@ import (
 // neither the server, the socket nor database/sql is in the figures. The
 // end-to-end benchmarks in bench/ are the user-facing numbers; this one has
 // a fraction of their noise on a shared machine, which is what a change to
-// the hot path needs to be judged by (a 3% end-to-end budget is ~4 ns/value).
+// the hot path needs to be judged by. The result set is replayed by the
+// fake of replay_internal_test.go.
 func BenchmarkRowsReplay(b *testing.B) {
 	sets := []struct{ name, query string }{
 		// Random int8 keys and 8-character codes that never repeat: what the
@@ -37,7 +27,7 @@ func BenchmarkRowsReplay(b *testing.B) {
 			substr(md5((-(g % 64))::text), 1, 8)::varchar(8) AS tag FROM generate_series(1, 200000) g`},
 	}
 	// Two int8 columns drawn at random from N keys, around and above the
-	// table's 4096 slots: part hits, part churn, which mode=types-reuse-only
+	// table's cache.Slots: part hits, part churn, which mode=types-reuse-only
 	// measures without the back-off's churn rule (what churnRatio is set by).
 	for _, n := range []int{3000, 4000, 6000} {
 		sets = append(sets, struct{ name, query string }{fmt.Sprint("random-keys-", n),
@@ -53,8 +43,8 @@ func BenchmarkRowsReplay(b *testing.B) {
 		for _, mode := range modes {
 			b.Run("data="+set.name+"/mode="+mode.name, func(b *testing.B) {
 				if mode.name == "types-reuse-only" {
-					// Any hit keeps a column cached, as before the churn
-					// rule.
+					// Any hit keeps a column cached: the back-off
+					// without its churn rule.
 					defer func(r int) { churnRatio = r }(churnRatio)
 					churnRatio = 0
 				}
@@ -66,8 +56,7 @@ func BenchmarkRowsReplay(b *testing.B) {
 				h0, a0, l0 := tableTraffic()
 				b.ResetTimer()
 				for range b.N {
-					rec.pos = 0
-					r := newRows(c, rec, true)
+					r := replay(c, rec)
 					for r.Next(dest) == nil {
 					}
 					r.Close()
@@ -94,75 +83,3 @@ func tableTraffic() (hits, admissions, lookups uint64) {
 	}
 	return hits, admissions, lookups
 }
-
-// rawConn opens a pgcache connection to the test server with the given
-// options and returns the driver connection under it.
-func rawConn(b testing.TB, opts string) (*Conn, func()) {
-	b.Helper()
-	dsn := pgtest.DSN(b)
-	// opts is one key=value or empty; pgtest.WithOptions adds it to
-	// either DSN form (a URL takes it as a query parameter).
-	if k, v, ok := strings.Cut(opts, "="); ok {
-		dsn = pgtest.MustWithOptions(b, dsn, k, v)
-	}
-	db, err := sql.Open(DriverName, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var c *Conn
-	if err := conn.Raw(func(dc any) error { c = dc.(*Conn); return nil }); err != nil {
-		b.Fatal(err)
-	}
-	return c, func() { conn.Close(); db.Close() }
-}
-
-// record runs query on c with pgcache's result formats and keeps its rows.
-func record(b testing.TB, c *Conn, query string) *replayRows {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rows, err := c.conn.Query(ctx, query, resultFormats)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	rec := &replayRows{fields: rows.FieldDescriptions()}
-	for rows.Next() {
-		var row [][]byte
-		for _, v := range rows.RawValues() {
-			if v != nil {
-				v = append([]byte{}, v...)
-			}
-			row = append(row, v)
-		}
-		rec.rows = append(rec.rows, row)
-	}
-	if err := rows.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return rec
-}
-
-// replayRows is a pgx.Rows over recorded rows: only what Rows uses.
-type replayRows struct {
-	fields []pgconn.FieldDescription
-	rows   [][][]byte
-	pos    int
-}
-
-func (r *replayRows) Close()                                       {}
-func (r *replayRows) Err() error                                   { return nil }
-func (r *replayRows) CommandTag() pgconn.CommandTag                { return pgconn.CommandTag{} }
-func (r *replayRows) FieldDescriptions() []pgconn.FieldDescription { return r.fields }
-func (r *replayRows) Scan(...any) error                            { return io.ErrUnexpectedEOF }
-func (r *replayRows) Values() ([]any, error)                       { return nil, io.ErrUnexpectedEOF }
-func (r *replayRows) RawValues() [][]byte                          { return r.rows[r.pos] }
-func (r *replayRows) Conn() *pgx.Conn                              { return nil }
-func (r *replayRows) TypeMap() *pgtype.Map                         { return nil }
-func (r *replayRows) Next() bool                                   { r.pos++; return r.pos < len(r.rows) }
-
-var _ pgx.Rows = (*replayRows)(nil)

@@ -207,9 +207,11 @@ func TestTypesEnumLifecycle(t *testing.T) {
 func TestTypesReuseBackoff(t *testing.T) {
 	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "int8"))
 	pgcache.ResetCache()
+	// Long enough for the distinct column's first skip and a re-probe.
+	rowCount := pgcache.ProbeWindow + pgcache.SkipFirst + pgcache.ReprobeWindow
 	var n int
 	before := pgcache.Stats().Int8
-	rows, err := pc.Query("select i::int8 * 1000, (i / 12)::int8 * 1000 from generate_series(1, 50000) i")
+	rows, err := pc.Query("select i::int8 * 1000, (i / 12)::int8 * 1000 from generate_series(1, $1::int) i", rowCount)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,29 +226,37 @@ func TestTypesReuseBackoff(t *testing.T) {
 		}
 	}
 	rows.Close()
+	if n != rowCount {
+		t.Fatalf("%d rows, want %d", n, rowCount)
+	}
 	d := countsDelta(before, pgcache.Stats().Int8)
-	// The distinct column: two windows of misses, the rest bypassed. The
-	// repeating one (each key on twelve consecutive rows): a miss, an
-	// admission and ten hits per key, more than churnRatio, so it stays
-	// cached to the end.
-	if d.Bypasses < 40000 || d.Hits < 40000 {
-		t.Errorf("int8 traffic %v", d)
+	// The distinct column looks up its first window and at most the early
+	// part of a re-probe, and bypasses the rest. The repeating one (each key
+	// on twelve consecutive rows) gets a miss, an admission and ten hits per
+	// key, more than churnRatio, so it stays cached to the end and bypasses
+	// nothing: most of its values hit.
+	if d.Bypasses < uint64(n-pgcache.ProbeWindow-pgcache.EarlyWindow) || d.Bypasses > uint64(n-pgcache.ProbeWindow) || d.Hits < uint64(4*n/5) ||
+		d.Hits+d.Misses+d.Admissions+d.Bypasses != uint64(2*n) {
+		t.Errorf("int8 traffic %v over %d rows: want %d to %d bypasses, at least %d hits, %d values in all",
+			d, n, n-pgcache.ProbeWindow-pgcache.EarlyWindow, n-pgcache.ProbeWindow, 4*n/5, 2*n)
 	}
 }
 
 // TestTypesChurnBacksOff: two int8 columns drawing at random from 6000
-// values, more than the table has slots, hit and admit all the time (a
-// fifth of their lookups are admissions, each evicting an entry); the
-// back-off takes them out of the table after their warm-up (two windows,
-// then one judged by hits per admission), and every value still comes back
-// as pgx stdlib returns it.
+// values, more than the table has slots, hit and admit all the time (each
+// admission evicting an entry, too few hits per admission); the
+// back-off takes them out of the table after their warm-up (WarmWindows
+// windows, then one judged by hits per admission), and every value still
+// comes back as pgx stdlib returns it.
 func TestTypesChurnBacksOff(t *testing.T) {
 	std := openDB(t, stdDriver, pgtest.DSN(t))
 	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "int8"))
 	pgcache.ResetCache()
-	const n = 100000
-	const query = `select 1000 + abs(hashint8extended(g, 0)) % 6000, 1000 + abs(hashint8extended(-g, 0)) % 6000
-		from generate_series(1, 100000) g`
+	// Rows for the warm-up and its window, the first skip and one re-probe
+	// (a skip after a re-probe is at least as long as the first).
+	const n = (pgcache.WarmWindows+1)*pgcache.ProbeWindow + 2*pgcache.SkipFirst
+	query := fmt.Sprintf(`select 1000 + abs(hashint8extended(g, 0)) %% 6000, 1000 + abs(hashint8extended(-g, 0)) %% 6000
+		from generate_series(1, %d) g`, n)
 	before := pgcache.Stats().Int8
 	got, err := pc.Query(query)
 	if err != nil {
@@ -281,11 +291,13 @@ func TestTypesChurnBacksOff(t *testing.T) {
 	d := countsDelta(before, pgcache.Stats().Int8)
 	looked := d.Hits + d.Misses + d.Admissions
 	t.Logf("int8 traffic %v: %d of %d values looked up", d, looked, 2*n)
-	// Per column: three windows of 5120, a skip of 40960 rows, a re-probe of
-	// 640, a skip past the end: 16000 lookups, 16%. Allow one re-probe
-	// that happens to pay and the window after it.
-	if read != n || looked+d.Bypasses != 2*n || looked > 2*(16000+5120) {
-		t.Errorf("read %d rows; int8 traffic %v: %d of %d values looked up, want at most %d", read, d, looked, 2*n, 2*(16000+5120))
+	// Per column: the warm-up and the window after it in full, a skip, a
+	// re-probe, a skip past the end. Allow the re-probe to pay, and the full
+	// window after it. (The exact count: TestBackoffCountsChurn.)
+	const least = 2 * (pgcache.WarmWindows + 1) * pgcache.ProbeWindow
+	const most = least + 2*(pgcache.ReprobeWindow+pgcache.ProbeWindow)
+	if read != n || looked+d.Bypasses != 2*n || looked < least || looked > most {
+		t.Errorf("read %d rows; int8 traffic %v: %d of %d values looked up, want %d to %d", read, d, looked, 2*n, least, most)
 	}
 }
 
@@ -352,16 +364,22 @@ func TestTypesAllocs(t *testing.T) {
 // *any and compared with the query's own arithmetic, so a row passed in
 // bulk cannot read a stale cached value either. The result set is read to
 // its end, which comes in the middle of a bulk skip, and closed in the
-// middle of one, after 60000 rows: the rows not read are not counted.
+// middle of one: the rows not read are not counted.
 func TestTypesBulkSkipCounts(t *testing.T) {
 	pc := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache_types", "text,int8"))
-	for _, limit := range []int{0, 60_000} {
+	// Both columns are in their second skip, and so rows pass in bulk, from
+	// row 1.5*(ProbeWindow+EarlyWindow) + SkipFirst on (the text column,
+	// NULL on a third of its rows, is the later of the two) to row
+	// 1.25*(ProbeWindow+EarlyWindow) + 3*SkipFirst (the int8 one, NULL on a
+	// fifth, ends it first): the result set ends there, and is closed
+	// there too.
+	for _, limit := range []int{0, pgcache.SkipFirst + 2*(pgcache.ProbeWindow+pgcache.EarlyWindow)} {
 		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) { testBulkSkipCounts(t, pc, limit) })
 	}
 }
 
 func testBulkSkipCounts(t *testing.T, pc *sql.DB, limit int) {
-	const n = 120_000
+	const n = 3 * pgcache.SkipFirst
 	// Every row distinct; a NULL in every third row of the text column and
 	// every fifth of the int8 one; texts alternate between 6 and 20 bytes.
 	query := fmt.Sprintf(`select case when i %% 3 = 0 then null when i %% 2 = 0 then lpad(i::text, 6, 'x')
