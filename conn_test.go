@@ -33,11 +33,20 @@ func (r *record) add(format string, args ...any) { *r = append(*r, fmt.Sprintf(f
 // records.
 func compareDrivers(t *testing.T, dsn, table string, scenario func(t *testing.T, db *sql.DB, table string) record) {
 	t.Helper()
+	compareDriverRuns(t, table, func(t *testing.T, driverName, table string) record {
+		return scenario(t, openDB(t, driverName, dsn), table)
+	})
+}
+
+// compareDriverRuns is compareDrivers for a run that opens (and may close)
+// its *sql.DB itself: run gets the driver's name and the table name of its
+// own, and returns its record.
+func compareDriverRuns(t *testing.T, table string, run func(t *testing.T, driverName, table string) record) {
+	t.Helper()
 	var recs [2]record
 	for i, name := range []string{stdDriver, pcDriver} {
-		db := openDB(t, name, dsn)
 		own := table + "_" + strings.ReplaceAll(name, "/", "_")
-		recs[i] = scenario(t, db, own)
+		recs[i] = run(t, name, own)
 		for j, line := range recs[i] {
 			recs[i][j] = strings.ReplaceAll(line, own, table)
 		}

@@ -204,8 +204,9 @@ func backendPID(ctx context.Context, t *testing.T, c querier) int {
 }
 
 // runFault runs scenario with each driver and checks what the comment at the
-// top of this file says. scenario returns its record and the traffic of the
-// result that failed (measured with traffic).
+// top of this file says; the records are compared by compareDriverRuns.
+// scenario returns its record and the traffic of the result that failed
+// (measured with traffic).
 func runFault(t *testing.T, table string, scenario func(ctx context.Context, t *testing.T, db *sql.DB, env faultEnv) (record, counts, counts)) {
 	t.Helper()
 	dsn := pgtest.DSN(t)
@@ -214,18 +215,17 @@ func runFault(t *testing.T, table string, scenario func(ctx context.Context, t *
 	if err := admin.Ping(); err != nil {
 		t.Fatal(err)
 	}
-	var recs [2]record
-	for i, name := range []string{stdDriver, pcDriver} {
+	compareDriverRuns(t, table, func(t *testing.T, name, table string) record {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		goroutines := runtime.NumGoroutine()
 		db, err := sql.Open(name, dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := faultEnv{admin: admin, table: table + "_" + name}
 		// Earlier reads of the same texts would make admissions legitimate.
 		pgcache.ResetCache()
-		rec, num, hs := scenario(ctx, t, db, env)
+		rec, num, hs := scenario(ctx, t, db, faultEnv{admin: admin, table: table})
 		// Both drivers failing to recover would compare equal: require it.
 		if len(rec) == 0 || rec[len(rec)-1] != "db afterwards: ok" {
 			t.Errorf("%s: the scenario did not end with a good read: %q", name, rec)
@@ -239,15 +239,8 @@ func runFault(t *testing.T, table string, scenario func(ctx context.Context, t *
 		db.Close()
 		cancel()
 		checkGoroutines(t, name, goroutines)
-		for j, line := range rec {
-			rec[j] = strings.ReplaceAll(line, env.table, table)
-		}
-		recs[i] = rec
-	}
-	if testing.Verbose() {
-		t.Logf("record:\n%s", strings.Join(recs[1], "\n"))
-	}
-	compareLines(t, "scenario record", recs[0], recs[1])
+		return rec
+	})
 }
 
 // checkGoroutines waits up to 10 s for the number of goroutines to fall back

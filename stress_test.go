@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,72 +39,33 @@ func TestStress(t *testing.T) {
 	needHstore(t)
 	db := openDB(t, pcDriver, pgtest.DSN(t))
 	db.SetMaxOpenConns(8)
-	const workers = 16
-	stop := time.Now().Add(3 * time.Second)
 	before := pgcache.Stats()
-	var (
-		wg     sync.WaitGroup
-		values atomic.Int64 // non-NULL numeric values read; hstores are as many
-		errs   = make(chan error, workers+1)
-		done   = make(chan struct{})
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for iter := 0; iter == 0 || time.Now().Before(stop); iter++ {
-				lo := 1 + rng.IntN(1000)
-				hi := lo + rng.IntN(300)
-				n, err := stressRead(db, lo, hi, iter%3)
-				values.Add(2 * int64(n))
-				if err != nil {
-					errs <- fmt.Errorf("worker %d, iteration %d, rows %d-%d: %w", w, iter, lo, hi, err)
-					return
-				}
+	rows, _ := load{
+		workers:  16,
+		duration: 3 * time.Second,
+		seed:     1,
+		read: func(_, iter int, rng *rand.Rand) (int, error) {
+			lo := 1 + rng.IntN(1000)
+			hi := lo + rng.IntN(300)
+			n, err := stressRead(db, lo, hi, iter%3)
+			if err != nil {
+				err = fmt.Errorf("rows %d-%d: %w", lo, hi, err)
 			}
-		}()
-	}
-	var snapshots sync.WaitGroup
-	snapshots.Add(1)
-	go func() {
-		defer snapshots.Done()
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
+			return n, err
+		},
+		pause: func() time.Duration { return 50 * time.Millisecond },
+		disturb: func() error {
 			pgcache.ResetCache()
 			if s := pgcache.Stats(); s.Numeric.Entries > s.Numeric.Slots || s.Hstore.Entries > s.Hstore.Slots {
-				errs <- fmt.Errorf("more entries than slots: %+v", s)
-				return
+				return fmt.Errorf("more entries than slots: %+v", s)
 			}
-		}
-	}()
-	wg.Wait()
-	close(done)
-	snapshots.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-
-	// Every non-NULL value read was counted exactly once, in one table.
-	after := pgcache.Stats()
-	num, hs := countsDelta(before.Numeric, after.Numeric), countsDelta(before.Hstore, after.Hstore)
-	for _, c := range []struct {
-		name string
-		c    counts
-	}{{"numeric", num}, {"hstore", hs}} {
-		if total := c.c.Hits + c.c.Misses + c.c.Admissions + c.c.Bypasses; total != uint64(values.Load()) {
-			t.Errorf("%s traffic %v adds up to %d, but %d values were read", c.name, c.c, total, values.Load())
-		}
-		if c.c.Hits == 0 {
-			t.Errorf("%s traffic %v: no hits, so the shared path was not exercised", c.name, c.c)
-		}
-	}
-	t.Logf("%d values per table; numeric %v, hstore %v", values.Load(), num, hs)
+			return nil
+		},
+	}.run(t)
+	// Every non-NULL value read was counted exactly once, in one table:
+	// two numeric and two hstore values per row.
+	num, hs := loadTraffic(t, before, pgcache.Stats(), 2*rows)
+	t.Logf("%d values per table; numeric %v, hstore %v", 2*rows, num, hs)
 }
 
 // stressRead reads rows lo..hi of stressQuery, scanning in one of three ways,
