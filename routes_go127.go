@@ -5,9 +5,11 @@ package pgcache
 import (
 	"database/sql"
 	sqldriver "database/sql/driver"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // The scalar routes: what database/sql's conversion (sql.ConvertAssign)
@@ -324,3 +326,140 @@ func assignValue(scanCtx sqldriver.ScanContext, value sqldriver.Value, dest any)
 	}
 	return false, nil
 }
+
+// The wire routes: a value the cache does not hold, decoded from its wire
+// bytes straight into dest, for the columns whose stdlib conversion the
+// decoding reproduces exactly (planWire). Anything unusual — a length the
+// type does not have, an infinite date or timestamp (whose driver value is
+// the string "infinity"), a time outside pgx's range, a text that does not
+// parse as the destination's number — reports done=false, so that stdlib's
+// conversion and database/sql's give their own value or error.
+
+// pgx's range of dates and timestamps; outside it its codecs fail.
+var (
+	minWireTime  = time.Date(-4713, 11, 24, 0, 0, 0, 0, time.UTC)
+	endWireDate  = time.Date(5874898, 1, 1, 0, 0, 0, 0, time.UTC)
+	endWireStamp = time.Date(294277, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+const (
+	unixToY2KDays    = 10957               // days from 1970-01-01 to 2000-01-01
+	unixToY2KMicros  = 946_684_800_000_000 // microseconds from 1970-01-01 to 2000-01-01
+	dateInfinity     = math.MaxInt32       // the infinite date's day offset
+	dateNegInfinity  = math.MinInt32       //
+	stampInfinity    = math.MaxInt64       // the infinite timestamp's microsecond offset
+	stampNegInfinity = math.MinInt64       //
+)
+
+// scanWire fills dest from raw (not NULL), a value of a column whose wire
+// route is w.
+func scanWire(scanCtx sqldriver.ScanContext, w wireKind, raw []byte, dest any) (done bool, err error) {
+	switch w {
+	case wireText:
+		return scanWireText(scanCtx, raw, dest)
+	case wireInt8:
+		if len(raw) == 8 {
+			return assignInt(scanCtx, int64(binary.BigEndian.Uint64(raw)), nil, dest)
+		}
+	case wireInt4:
+		if len(raw) == 4 {
+			return assignInt(scanCtx, int64(int32(binary.BigEndian.Uint32(raw))), nil, dest)
+		}
+	case wireInt2:
+		if len(raw) == 2 {
+			return assignInt(scanCtx, int64(int16(binary.BigEndian.Uint16(raw))), nil, dest)
+		}
+	case wireFloat8:
+		if len(raw) == 8 {
+			return assignFloat(scanCtx, math.Float64frombits(binary.BigEndian.Uint64(raw)), nil, dest)
+		}
+	case wireFloat4:
+		if len(raw) == 4 {
+			return assignFloat(scanCtx, float64(math.Float32frombits(binary.BigEndian.Uint32(raw))), nil, dest)
+		}
+	case wireBool:
+		if len(raw) == 1 {
+			return assignBool(raw[0] == 1, nil, dest), nil
+		}
+	case wireDate:
+		if len(raw) == 4 {
+			days := int64(int32(binary.BigEndian.Uint32(raw)))
+			if days == dateInfinity || days == dateNegInfinity {
+				return false, nil
+			}
+			// time.Date(2000, 1, 1+days, 0, 0, 0, 0, time.UTC), pgx's
+			// spelling, is the same Time.
+			t := time.Unix((days+unixToY2KDays)*86400, 0).UTC()
+			if t.Before(minWireTime) || !t.Before(endWireDate) {
+				return false, nil
+			}
+			return assignTime(scanCtx, t, nil, dest)
+		}
+	case wireTimestamp, wireTimestamptz:
+		if len(raw) == 8 {
+			us := int64(binary.BigEndian.Uint64(raw))
+			if us == stampInfinity || us == stampNegInfinity {
+				return false, nil
+			}
+			t := time.Unix(unixToY2KMicros/1_000_000+us/1_000_000, (unixToY2KMicros%1_000_000*1_000)+(us%1_000_000*1_000))
+			if w == wireTimestamp {
+				t = t.UTC()
+			}
+			if t.Before(minWireTime) || !t.Before(endWireStamp) {
+				return false, nil
+			}
+			return assignTime(scanCtx, t, nil, dest)
+		}
+	}
+	return false, nil
+}
+
+// scanWireText fills dest from a text-format value whose driver value is
+// string(raw): the text destinations, with one allocation for a string,
+// and the numbers and booleans database/sql parses
+// the string into, parsed here without a copy.
+func scanWireText(scanCtx sqldriver.ScanContext, raw []byte, dest any) (done bool, err error) {
+	switch d := dest.(type) {
+	case *string:
+		if d != nil {
+			*d = string(raw)
+			return true, nil
+		}
+	case *sql.NullString:
+		if d != nil {
+			*d = sql.NullString{String: string(raw), Valid: true}
+			return true, nil
+		}
+	case *[]byte:
+		if d != nil {
+			*d = append([]byte{}, raw...)
+			return true, nil
+		}
+	case *sql.RawBytes:
+		// Only database/sql reaches the buffer it keeps per *sql.Rows for
+		// RawBytes (whose state decides, say, whether an empty text is nil);
+		// it copies the text there at once, so a view of the wire bytes
+		// will do, boxed: one allocation.
+		return true, sql.ConvertAssign(scanCtx, dest, unsafeString(raw))
+	case *any:
+		if d != nil {
+			*d = string(raw)
+			return true, nil
+		}
+	case *float64, *sql.NullFloat64:
+		f, err := strconv.ParseFloat(unsafeString(raw), 64)
+		return err == nil && assignParsed(0, false, f, true, dest), nil
+	case *bool:
+		if b, err := strconv.ParseBool(unsafeString(raw)); err == nil && d != nil {
+			*d = b
+			return true, nil
+		}
+	case *int64, *int, *int32, *int16, *int8, *sql.NullInt64, *sql.NullInt32, *sql.NullInt16:
+		i, err := strconv.ParseInt(unsafeString(raw), 10, 64)
+		return err == nil && assignSigned(i, dest), nil
+	}
+	return false, nil
+}
+
+// unsafeString views b as a string for a parse that does not keep it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

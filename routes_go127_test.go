@@ -24,12 +24,16 @@ var scalarTargets = []target{
 	targetOf("sql.NullTime", func(p *sql.NullTime) string { return p.Time.String() }),
 }
 
-// TestScalarRoutes: every cached kind scanned into every scalar destination
-// gives what pgx stdlib gives — values, range and syntax errors — on a
-// miss, an admission and a hit, with values at the edges of each
-// destination's range.
+// TestScalarRoutes: every kind scanned into every scalar destination gives
+// what pgx stdlib gives — values, NULLs, range and syntax errors — with
+// values at the edges of each destination's range: through the cache (a
+// miss, an admission and a hit, pgcache_types=all) and through the wire
+// routes of uncached columns (without it), in every exec mode (the simple
+// protocol and exec mode read fixed-size kinds as text) and in a session
+// whose TimeZone is not UTC.
 func TestScalarRoutes(t *testing.T) {
 	dsn := pgtest.DSN(t)
+	mustExec(t, openDB(t, stdDriver, dsn), "do $$ begin create type pgcache_route_mood as enum ('sad', 'ok', 'happy'); exception when duplicate_object then null; end $$")
 	ints := []string{"0", "1", "-1", "127", "128", "-128", "-129", "255", "256", "32767", "32768", "-32769",
 		"65535", "65536", "2147483647", "2147483648", "-2147483649", "4294967295", "4294967296", "9007199254740993", "NULL"}
 	cast := func(typ string, vals ...string) []string {
@@ -43,24 +47,85 @@ func TestScalarRoutes(t *testing.T) {
 		name  string
 		exprs []string
 	}{
-		{"numeric", cast("numeric", append(ints, "12.50", "'NaN'", "'Infinity'", "0.1", "1e3", "'-0.5'")...)},
+		{"numeric", cast("numeric", append(ints, "12.50", "'NaN'", "'Infinity'", "0.1", "1e3", "'-0.5'", "'1e400'")...)},
 		{"int8", cast("int8", append(ints, "9223372036854775807", "-9223372036854775808")...)},
 		{"int4", cast("int4", ints[:15]...)},
 		{"int2", cast("int2", "0", "1", "-1", "127", "128", "255", "256", "32767", "-32768", "NULL")},
-		{"float8", cast("float8", "0", "1", "0.5", "'-0'", "1e20", "3.4e38", "3.5e38", "'NaN'", "'Infinity'", "16777217", "0.1", "NULL")},
-		{"text", cast("text", "'1'", "'0'", "'t'", "'true'", "'300'", "'-129'", "'12.5'", "'abc'", "''", "'2024-05-06'", "NULL")},
-		{"date", cast("date", "'2024-05-06'", "'infinity'", "'0044-03-15 BC'", "NULL")},
-		{"timestamptz", cast("timestamptz", "'2024-05-06 07:08:09.5+02'", "'-infinity'", "NULL")},
+		{"float8", cast("float8", "0", "1", "0.5", "'-0'", "1e20", "3.4e38", "3.5e38", "'NaN'", "'Infinity'", "'-Infinity'", "16777217", "0.1", "5e-324", "NULL")},
+		{"float4", cast("float4", "0", "1", "0.1", "'-0'", "16777217", "3.4e38", "'NaN'", "'-Infinity'", "1e-45", "NULL")},
+		{"bool", cast("bool", "true", "false", "NULL")},
+		{"text", cast("text", "'1'", "'0'", "'t'", "'true'", "'300'", "'-129'", "'12.5'", "'abc'", "''", "'2024-05-06'", "' 1'", "NULL")},
+		{"varchar", cast("varchar(10)", "'MAIL'", "'7'", "''", "NULL")},
+		{"bpchar", cast("char(5)", "'ab'", "'1'", "NULL")},
+		{"name", cast("name", "'pg_class'", "'0'")},
+		{"uuid", cast("uuid", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "NULL")},
+		{"enum", cast("pgcache_route_mood", "'ok'", "'happy'", "NULL")},
+		{"date", cast("date", "'2024-05-06'", "'2000-01-01'", "'1999-12-31'", "'infinity'", "'-infinity'", "'0044-03-15 BC'", "'4713-11-24 BC'", "'5874897-12-31'", "NULL")},
+		{"timestamp", cast("timestamp", "'2024-05-06 07:08:09.123456'", "'2000-01-01'", "'1999-12-31 23:59:59.999999'", "'1500-06-01 12:00'", "'infinity'", "'-infinity'", "'4713-11-24 00:00 BC'", "'294276-12-31 23:59:59.999999'", "NULL")},
+		{"timestamptz", cast("timestamptz", "'2024-05-06 07:08:09.5+02'", "'2021-03-28 01:30:00 Europe/Berlin'", "'1900-01-01 00:00+00'", "'-infinity'", "'infinity'", "'4713-11-24 00:00+00 BC'", "NULL")},
 	}
-	for _, mode := range []string{"cache_statement", "simple_protocol"} {
-		t.Run(mode, func(t *testing.T) {
-			d := withParams(t, dsn, "default_query_exec_mode", mode)
-			std := openDB(t, stdDriver, d)
-			pc := openDB(t, pcDriver, withParams(t, d, "pgcache_types", "all"))
-			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) {
-					differential(t, std, pc, valuesQuery(c.exprs), scalarTargets)
+	for _, mode := range execModes {
+		for _, tz := range []string{"UTC", "America/New_York"} {
+			for _, types := range []string{"", "all"} {
+				t.Run(mode+"/"+tz+"/types="+types, func(t *testing.T) {
+					d := withParams(t, dsn, "default_query_exec_mode", mode, "timezone", tz)
+					std := openDB(t, stdDriver, d)
+					pcDSN := d
+					if types != "" {
+						pcDSN = withParams(t, d, "pgcache_types", types)
+					}
+					pc := openDB(t, pcDriver, pcDSN)
+					for _, c := range cases {
+						t.Run(c.name, func(t *testing.T) {
+							differential(t, std, pc, valuesQuery(c.exprs), scalarTargets)
+						})
+					}
 				})
+			}
+		}
+	}
+}
+
+// TestWireRouteAllocs: an uncached value on its wire route costs no
+// allocation in the int, float, bool and time destinations and one, the
+// string itself, in *string. The cache is off, so every value takes the
+// route; like TestDirectRouteAllocs it subtracts nothing.
+func TestWireRouteAllocs(t *testing.T) {
+	off := openDB(t, pcDriver, withParams(t, pgtest.DSN(t), "pgcache", "off"))
+	off.SetMaxOpenConns(1)
+	series := " from generate_series(1, 5000) i"
+	for _, tc := range []struct {
+		name, expr string
+		dest       any
+		allocs     float64
+	}{
+		{"int8 into *int64", "i::int8 * 1000003", new(int64), 0},
+		{"int8 into *int32", "i::int8", new(int32), 0},
+		{"int8 into *sql.NullInt64", "i::int8 * 1000003", new(sql.NullInt64), 0},
+		{"int4 into *int32", "i::int4 * 1003", new(int32), 0},
+		{"int4 into *int", "i::int4 * 1003", new(int), 0},
+		{"int2 into *int16", "(i % 30000)::int2", new(int16), 0},
+		{"int4 into *uint32", "i::int4", new(uint32), 0},
+		{"int8 into *float64", "i::int8", new(float64), 0},
+		{"float8 into *float64", "i::float8 / 7", new(float64), 0},
+		{"float4 into *float64", "i::float4 / 7", new(float64), 0},
+		{"float8 into *sql.NullFloat64", "i::float8 / 7", new(sql.NullFloat64), 0},
+		{"bool into *bool", "i % 2 = 0", new(bool), 0},
+		{"bool into *sql.NullBool", "i % 2 = 0", new(sql.NullBool), 0},
+		{"date into *time.Time", "'1995-03-15'::date + i", new(time.Time), 0},
+		{"timestamp into *time.Time", "'1995-03-15'::timestamp + i * interval '1 second'", new(time.Time), 0},
+		{"timestamptz into *sql.NullTime", "'1995-03-15 10:00+02'::timestamptz + i * interval '1 second'", new(sql.NullTime), 0},
+		{"numeric into *float64", "i::numeric / 8", new(float64), 0},
+		{"numeric into *int64", "i::numeric * 1000", new(int64), 0},
+		{"text into *sql.RawBytes", "'code-' || i", new(sql.RawBytes), 1},
+		{"text into *string", "'code-' || i", new(string), 1},
+		{"varchar into *sql.NullString", "('code-' || i)::varchar", new(sql.NullString), 1},
+		{"numeric into *string", "i::numeric / 8", new(string), 1},
+		{"uuid into *string", "md5(i::text)::uuid", new(string), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := allocsPerRow(t, off, "select "+tc.expr+series, tc.dest); got != tc.allocs {
+				t.Errorf("%v allocations per row, want %v", got, tc.allocs)
 			}
 		})
 	}

@@ -24,6 +24,8 @@ import (
 type Rows struct {
 	conn *Conn
 	rows pgx.Rows
+	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
+	raws [][]byte // Go 1.27: the current row's wire values
 	cols []column
 	conv []convFunc // each column's stdlib conversion
 	// vals holds, for each cached column, the current row's cache entry's
@@ -86,8 +88,9 @@ const (
 // column is one result column.
 type column struct {
 	kind      columnKind
-	cachedIdx int32 // a cached column's index in Rows.cached
-	cell      cell  // numeric and hstore: the current row's entry
+	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
+	cachedIdx int32    // a cached column's index in Rows.cached
+	cell      cell     // numeric and hstore: the current row's entry
 }
 
 // cachedColumn is what advance keeps for a column that goes through the
@@ -121,6 +124,7 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 	for i := range fields {
 		fd := &fields[i]
 		col := &r.cols[i]
+		col.wire = planWire(m, fd)
 		var tab tableID
 		var short *cache.Short[sqldriver.Value]
 		switch {

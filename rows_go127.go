@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgcache/pgcache/decode"
@@ -28,10 +30,18 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
 	raws, err := r.advance()
-	if err == nil && r.inBulk {
+	if err != nil {
+		r.raws = nil
+		return err
+	}
+	if r.inBulk {
 		r.countBulk(raws)
 	}
-	return err
+	if raws == nil {
+		raws = r.rows.RawValues()
+	}
+	r.raws = raws
+	return nil
 }
 
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
@@ -43,9 +53,15 @@ var (
 // ScanColumn scans column index of the current row into dest. database/sql
 // calls it once per column per Scan; it records nothing in the cache, so
 // scanning a row twice, or not at all, leaves the cache as Next would.
+//
+// A value the cache does not hold takes the column's wire route
+// (scanWire) where it has one and the destination is one it fills: decoded
+// from the wire bytes straight into dest, with no driver value boxed and no
+// reflection.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
 	var v sqldriver.Value // the cache entry's driver value, if the cell has one
-	switch r.cols[index].kind {
+	col := &r.cols[index]
+	switch col.kind {
 	case kindNumeric:
 		if e := r.cols[index].cell.num; e != nil {
 			if done, err := e.scanInto(scanCtx, dest); done {
@@ -74,7 +90,72 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 			}
 		}
 	}
+	if v == nil && col.wire != wireNone && index < len(r.raws) {
+		if raw := r.raws[index]; raw != nil {
+			if done, err := scanWire(scanCtx, col.wire, raw, dest); done {
+				return err
+			}
+		}
+	}
 	return r.scanColumnStdlib(scanCtx, index, dest, v)
+}
+
+// wireCodecs are pgx's default codecs of the OIDs with wire routes.
+var wireCodecs = func() map[uint32]pgtype.Codec {
+	m := pgtype.NewMap()
+	codecs := make(map[uint32]pgtype.Codec)
+	for _, oid := range []uint32{pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.Float8OID, pgtype.Float4OID,
+		pgtype.BoolOID, pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID} {
+		t, _ := m.TypeForOID(oid)
+		codecs[oid] = t.Codec
+	}
+	return codecs
+}()
+
+// planWire chooses a column's wire route, once per result set: the text
+// route for a text-format column whose stdlib conversion is string(raw)
+// (every type but those plainValueFunc converts otherwise), a binary one
+// for the fixed-size types plainValueFunc decodes, when the connection
+// decodes them with pgx's default codec (see sameCodec). Every other column
+// has none.
+func planWire(m *pgtype.Map, fd *pgconn.FieldDescription) wireKind {
+	oid := fd.DataTypeOID
+	if fd.Format == pgx.TextFormatCode {
+		switch oid {
+		case pgtype.BoolOID, pgtype.ByteaOID, pgtype.CIDOID, pgtype.OIDOID, pgtype.XIDOID, pgtype.DateOID,
+			pgtype.Float4OID, pgtype.Float8OID, pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID,
+			pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID, pgtype.TimestampOID, pgtype.TimestamptzOID:
+			return wireNone
+		}
+		return wireText
+	}
+	var w wireKind
+	switch oid {
+	case pgtype.Int8OID:
+		w = wireInt8
+	case pgtype.Int4OID:
+		w = wireInt4
+	case pgtype.Int2OID:
+		w = wireInt2
+	case pgtype.Float8OID:
+		w = wireFloat8
+	case pgtype.Float4OID:
+		w = wireFloat4
+	case pgtype.BoolOID:
+		w = wireBool
+	case pgtype.DateOID:
+		w = wireDate
+	case pgtype.TimestampOID:
+		w = wireTimestamp
+	case pgtype.TimestamptzOID:
+		w = wireTimestamptz
+	default:
+		return wireNone
+	}
+	if !sameCodec(m, oid, wireCodecs[oid]) {
+		return wireNone
+	}
+	return w
 }
 
 // scanHstoreMapMiss gives map destinations of an uncached, non-NULL hstore

@@ -16,6 +16,25 @@ import (
 // natural Go type for: the text itself.
 func textValue(src []byte) (sqldriver.Value, error) { return string(src), nil }
 
+// wireKind names a plain column's decoding on Go 1.27's direct routes
+// (rows_go127.go): what its wire bytes are, when decoding them by hand gives
+// exactly the driver value its stdlib conversion (plainValueFunc) gives.
+type wireKind uint8
+
+const (
+	wireNone        wireKind = iota // no route: pgx stdlib's road
+	wireText                        // a text-format value stdlib returns as string(raw)
+	wireInt8                        // binary int8, int4, int2, with pgx's default codec
+	wireInt4                        //
+	wireInt2                        //
+	wireFloat8                      // binary float8 and float4, pgx's default codec
+	wireFloat4                      //
+	wireBool                        // binary bool, pgx's default codec
+	wireDate                        // binary date, pgx's default codec (UTC)
+	wireTimestamp                   // binary timestamp, pgx's default codec (UTC)
+	wireTimestamptz                 // binary timestamptz, pgx's default codec (time.Local)
+)
+
 // convFunc is a column's conversion as stdlib makes it: wire bytes (not
 // NULL) to driver value.
 type convFunc func(src []byte) (sqldriver.Value, error)

@@ -337,19 +337,22 @@ func TestTypesAllocs(t *testing.T) {
 	for _, tc := range []struct {
 		name, query string
 		dest        func() any
+		// wireFree: on Go 1.27 the uncached column's wire route fills the
+		// destination without allocating either.
+		wireFree bool
 	}{
-		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", func() any { return new(string) }},
-		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", func() any { return new(string) }},
-		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", func() any { return new(any) }},
-		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", func() any { return new(time.Time) }},
-		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", func() any { return new(time.Time) }},
-		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", func() any { return new(any) }},
+		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", func() any { return new(string) }, false},
+		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", func() any { return new(string) }, false},
+		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", func() any { return new(any) }, false},
+		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", func() any { return new(time.Time) }, true},
+		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", func() any { return new(time.Time) }, true},
+		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", func() any { return new(any) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pgcache.ResetCache()
 			got, base := allocsPerRow(t, on, tc.query, tc.dest()), allocsPerRow(t, off, tc.query, tc.dest())
 			t.Logf("%v allocations per row with pgcache_types=all, %v without", got, base)
-			if got != 0 || base == 0 {
+			if got != 0 || (base == 0 && !(tc.wireFree && pgcache.RowsColumnScanner)) {
 				t.Errorf("%v allocations per row with pgcache_types=all, %v without: want 0 and some", got, base)
 			}
 		})

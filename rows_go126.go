@@ -1,0 +1,12 @@
+//go:build !go1.27
+
+package pgcache
+
+import (
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// planWire is Go 1.27's choice of a column's direct route; database/sql
+// before Go 1.27 converts driver values itself and takes none.
+func planWire(*pgtype.Map, *pgconn.FieldDescription) wireKind { return wireNone }
