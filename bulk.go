@@ -36,6 +36,25 @@ func (r *Rows) startBulk() {
 	r.bulkRows = n
 }
 
+// endBulk ends a bulk pass after the current row, giving back what
+// startBulk took for the rows still to come: each column's skip and its
+// bypasses.
+func (r *Rows) endBulk() {
+	left := r.bulkRows
+	if left == 0 {
+		return
+	}
+	for k := range r.cached {
+		cc := &r.cached[k]
+		if cc.reuse.skip == 0 {
+			r.backedOff++
+		}
+		cc.reuse.skip += left
+		cc.bypassed -= uint64(left)
+	}
+	r.bulkRows = 0
+}
+
 // countBypass counts a value of cc that a skip passed by: NULLs not at
 // all, text-kind texts the packed table does not take in the hashed one.
 func (cc *cachedColumn) countBypass(raw []byte) {

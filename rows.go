@@ -63,6 +63,9 @@ type Rows struct {
 	counts    [numTables]cache.Counts
 	published bool
 
+	// lazyCols: some cached column is lazy (see planLazy, Go 1.27).
+	lazyCols bool
+
 	// hstoreTyped: the connection's type map knows hstore (the application
 	// registered pgx's codec for it), so Go 1.27's map destinations of its
 	// hstore columns scan as that type map scans them.
@@ -100,6 +103,7 @@ type cachedColumn struct {
 	kind     columnKind
 	tab      tableID // where its counts go
 	hasEntry bool    // the column's cell or vals may hold the previous row's entry
+	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
 	reuse    reuseTracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
@@ -177,6 +181,7 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			}
 		}
 		r.bulkText = bulk[len(r.bulkPlain):]
+		r.planLazy()
 	}
 	return r
 }
@@ -402,6 +407,29 @@ func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
 	}
 }
 
+// endLazy ends the lazy skip of every cached column: they are looked up
+// from the next row on.
+func (r *Rows) endLazy() {
+	r.lazyCols = false
+	for k := range r.cached {
+		if cc := &r.cached[k]; cc.lazy {
+			r.wakeLazy(cc)
+		}
+	}
+}
+
+// wakeLazy ends cc's lazy skip: it is looked up from the next row on. A bulk
+// pass, which a lazy column's skip may make last to the end of the result
+// set, ends after the current row.
+func (r *Rows) wakeLazy(cc *cachedColumn) {
+	r.endBulk()
+	cc.lazy = false
+	if cc.reuse.skip > 0 {
+		cc.reuse.skip = 0
+		r.backedOff--
+	}
+}
+
 // cell is a numeric or hstore column's entry for the current row: nil when
 // the value is NULL, bypassed the cache or was not found in it. Go 1.27's
 // direct routes scan from it; Rows.vals holds the same entry's driver value
@@ -415,6 +443,11 @@ type cell struct {
 // Next reads the next row into dest. A numeric or hstore value found in the
 // cache is the entry's pre-boxed string: no copy and no allocation.
 func (r *Rows) Next(dest []sqldriver.Value) error {
+	if r.lazyCols {
+		// Next hands over driver values, which the tables' entries are:
+		// every lazy column wants them (see planLazy).
+		r.endLazy()
+	}
 	raws, err := r.advance()
 	if err != nil {
 		return err

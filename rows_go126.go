@@ -10,3 +10,6 @@ import (
 // planWire is Go 1.27's choice of a column's direct route; database/sql
 // before Go 1.27 converts driver values itself and takes none.
 func planWire(*pgtype.Map, *pgconn.FieldDescription) wireKind { return wireNone }
+
+// planLazy is Go 1.27's; before it every cached column looks its table up.
+func (r *Rows) planLazy() {}

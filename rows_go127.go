@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"errors"
+	"math"
 	"reflect"
 	"sync"
 	"time"
@@ -92,12 +93,62 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	}
 	if v == nil && col.wire != wireNone && index < len(r.raws) {
 		if raw := r.raws[index]; raw != nil {
-			if done, err := scanWire(scanCtx, col.wire, raw, dest); done {
+			done, err := scanWire(scanCtx, col.wire, raw, dest)
+			if done {
+				if col.kind == kindFixed {
+					if _, isAny := dest.(*any); isAny {
+						r.wantEntries(col, raw)
+					}
+				}
 				return err
+			}
+			if col.kind == kindFixed {
+				v = r.wantEntries(col, raw)
 			}
 		}
 	}
 	return r.scanColumnStdlib(scanCtx, index, dest, v)
+}
+
+// lazyRows is the skip a lazy column starts with: longer than any result
+// set, it ends only when wantEntries ends it.
+const lazyRows = math.MaxInt32
+
+// planLazy starts the result set's fixed-size kinds (pgcache_types) that
+// have a wire route in a skip of lazyRows. On Go 1.27 their wire routes
+// fill the integer, float and time destinations without allocating, faster
+// than a lookup would, so their tables pay only for destinations that take
+// the boxed driver value itself (*any, types database/sql converts by
+// reflection): the first such destination ends the skip (wantEntries), and
+// the column is looked up, and backs off, as any other from the next row
+// on. Until then its values count as bypasses, and a result set whose
+// cached columns are all lazy passes its rows in bulk.
+func (r *Rows) planLazy() {
+	for k := range r.cached {
+		cc := &r.cached[k]
+		if cc.kind == kindFixed && r.cols[cc.col].wire != wireNone {
+			cc.lazy = true
+			cc.reuse.skip = lazyRows
+			r.backedOff++
+			r.lazyCols = true
+		}
+	}
+}
+
+// wantEntries ends col's lazy skip, if it is in one: a destination of it is
+// one that its table's entries serve. The current row's value raw (not
+// NULL), counted as a bypass, is looked up instead, and its entry, if any,
+// returned, so that the column's traffic is what it would have been had it
+// never been lazy.
+func (r *Rows) wantEntries(col *column, raw []byte) sqldriver.Value {
+	cc := &r.cached[col.cachedIdx]
+	if !cc.lazy {
+		return nil
+	}
+	r.wakeLazy(cc)
+	cc.bypassed--
+	r.sight(cc, col, raw)
+	return r.vals[cc.col]
 }
 
 // wireCodecs are pgx's default codecs of the OIDs with wire routes.

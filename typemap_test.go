@@ -250,8 +250,11 @@ func TestTypeMapsKeepTablesClean(t *testing.T) {
 		from generate_series(1, 100)`
 	pgcache.ResetCache()
 	before := pgcache.Stats()
-	got := readAll(t, custom.pc, query, nil, []target{tTime, tInt64, tTime, tInt64})
-	compareLines(t, "custom codecs", readAll(t, custom.std, query, nil, []target{tTime, tInt64, tTime, tInt64}), got)
+	// Into *any, the destinations the fixed-size tables serve on every
+	// toolchain.
+	targets := []target{tAnyTime, tAny, tAnyTime, tAny}
+	got := readAll(t, custom.pc, query, nil, targets)
+	compareLines(t, "custom codecs", readAll(t, custom.std, query, nil, targets), got)
 	after := pgcache.Stats()
 	for name, d := range map[string]counts{
 		"Timestamptz": countsDelta(before.Timestamptz, after.Timestamptz),

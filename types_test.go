@@ -140,7 +140,9 @@ func TestTypesOption(t *testing.T) {
 		pc := openDB(t, pcDriver, d)
 		pgcache.ResetCache()
 		before := pgcache.Stats()
-		lines := readAll(t, pc, query, nil, []target{tString, tTime, tString})
+		// The date into *any: on Go 1.27 a fixed-size kind's table serves
+		// the destinations that take its boxed value (see planLazy).
+		lines := readAll(t, pc, query, nil, []target{tString, tAnyTime, tString})
 		after := pgcache.Stats()
 		if len(lines) != 10 || strings.Contains(lines[0], "error") {
 			t.Fatalf("read: %q", lines)
@@ -215,13 +217,15 @@ func TestTypesReuseBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b int64
+	// Into *any: the destination whose values the int8 table serves on
+	// every toolchain (on Go 1.27 an int8 into *int64 takes its wire route).
+	var a, b any
 	for rows.Next() {
 		if err := rows.Scan(&a, &b); err != nil {
 			t.Fatal(err)
 		}
 		n++
-		if a != int64(n)*1000 || b != int64(n/12)*1000 {
+		if a != any(int64(n)*1000) || b != any(int64(n/12)*1000) {
 			t.Fatalf("row %d: %d, %d", n, a, b)
 		}
 	}
@@ -269,7 +273,8 @@ func TestTypesChurnBacksOff(t *testing.T) {
 	defer want.Close()
 	var read int
 	for got.Next() {
-		var a, b, wa, wb int64
+		// Into *any, which the int8 table serves on every toolchain.
+		var a, b, wa, wb any
 		if err := got.Scan(&a, &b); err != nil {
 			t.Fatal(err)
 		}
