@@ -443,25 +443,22 @@ type cell struct {
 // Next reads the next row into dest. A numeric or hstore value found in the
 // cache is the entry's pre-boxed string: no copy and no allocation.
 func (r *Rows) Next(dest []sqldriver.Value) error {
-	if r.lazyCols {
-		// Next hands over driver values, which the tables' entries are:
-		// every lazy column wants them (see planLazy).
-		r.endLazy()
-	}
-	raws, err := r.advance()
-	if err != nil {
-		return err
-	}
-	if r.inBulk {
-		return r.nextBulk(dest, raws)
-	}
 	if len(r.cached) == 0 {
 		// No column goes through the cache: stdlib's own loop. (It is the
-		// loop below without the vals test, kept apart on purpose: Go does
-		// not unswitch loops, and pgcache=off should cost what stdlib
-		// costs.)
-		raws, conv := r.rows.RawValues(), r.conv
-		for i, raw := range raws {
+		// loop below without advance and the vals test, kept apart on
+		// purpose: Go does not unswitch loops, and pgcache=off should cost
+		// what stdlib costs.)
+		more := r.pendingMore
+		if r.pending {
+			r.pending = false
+		} else {
+			more = r.rows.Next()
+		}
+		if !more {
+			return r.end()
+		}
+		conv := r.conv
+		for i, raw := range r.rows.RawValues() {
 			if raw == nil {
 				dest[i] = nil
 				continue
@@ -473,6 +470,18 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 			dest[i] = v
 		}
 		return nil
+	}
+	if r.lazyCols {
+		// Next hands over driver values, which the tables' entries are:
+		// every lazy column wants them (see planLazy).
+		r.endLazy()
+	}
+	raws, err := r.advance()
+	if err != nil {
+		return err
+	}
+	if r.inBulk {
+		return r.nextBulk(dest, raws)
 	}
 	vals, conv := r.vals, r.conv
 	for i, raw := range raws {

@@ -39,72 +39,116 @@ const (
 // NULL) to driver value.
 type convFunc func(src []byte) (sqldriver.Value, error)
 
-// plainValueFunc returns the conversion pgx stdlib applies to a column of this
-// type: a handful of types become their natural Go value, everything else the
-// text the server sent. Each function keeps its scan target between rows, as
-// stdlib's does, so values match stdlib's in every respect.
-func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sqldriver.Value, error) {
-	// The commonest types skip scanAs's conversion function (a second
-	// indirect call per value, which made pgcache=off measurably dearer than
-	// stdlib on plain columns): scanDirect, and int4 by hand for its widening.
-	switch fd.DataTypeOID {
+// plainValueFunc returns the conversion pgx stdlib applies to a column of
+// this type: a handful of types become their natural Go value, everything
+// else the text the server sent. It is pgx's stdlib.(*Rows).initValueFuncs
+// case for case, closure for closure (each keeps its scan target between
+// rows, as stdlib's does), so that values match stdlib's in every respect
+// and cost what they cost there; keep the two in step when pgx changes.
+func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
+	oid, format := fd.DataTypeOID, fd.Format
+	switch oid {
 	case pgtype.BoolOID:
-		return scanDirect[bool](m, fd)
-	case pgtype.ByteaOID, pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID:
-		return scanAs(m, fd, func(v *[]byte) (sqldriver.Value, error) { return *v, nil })
-	case pgtype.CIDOID, pgtype.OIDOID, pgtype.XIDOID:
-		return scanAs(m, fd, (*pgtype.Uint32).Value)
-	case pgtype.DateOID:
-		return scanAs(m, fd, (*pgtype.Date).Value)
-	case pgtype.TimestampOID:
-		return scanAs(m, fd, (*pgtype.Timestamp).Value)
-	case pgtype.TimestamptzOID:
-		return scanAs(m, fd, (*pgtype.Timestamptz).Value)
-	case pgtype.Float4OID:
-		return scanAs(m, fd, func(v *float32) (sqldriver.Value, error) { return float64(*v), nil })
-	case pgtype.Float8OID:
-		return scanDirect[float64](m, fd)
-	case pgtype.Int2OID:
-		return scanAs(m, fd, func(v *int16) (sqldriver.Value, error) { return int64(*v), nil })
-	case pgtype.Int4OID:
-		var v int32
-		plan := m.PlanScan(fd.DataTypeOID, fd.Format, &v)
+		var d bool
+		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
-			if err := plan.Scan(src, &v); err != nil {
+			err := plan.Scan(src, &d)
+			return d, err
+		}
+	case pgtype.ByteaOID:
+		var d []byte
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return d, err
+		}
+	case pgtype.CIDOID, pgtype.OIDOID, pgtype.XIDOID:
+		var d pgtype.Uint32
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
 				return nil, err
 			}
-			return int64(v), nil
+			return d.Value()
+		}
+	case pgtype.DateOID:
+		var d pgtype.Date
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
+	case pgtype.Float4OID:
+		var d float32
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return float64(d), err
+		}
+	case pgtype.Float8OID:
+		var d float64
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return d, err
+		}
+	case pgtype.Int2OID:
+		var d int16
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return int64(d), err
+		}
+	case pgtype.Int4OID:
+		var d int32
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return int64(d), err
 		}
 	case pgtype.Int8OID:
-		return scanDirect[int64](m, fd)
+		var d int64
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return d, err
+		}
+	case pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID:
+		var d []byte
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d, nil
+		}
+	case pgtype.TimestampOID:
+		var d pgtype.Timestamp
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
+	case pgtype.TimestamptzOID:
+		var d pgtype.Timestamptz
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
 	default:
-		return scanDirect[string](m, fd)
-	}
-}
-
-// scanDirect is scanAs for a type that is its own driver value: the boxing
-// is in the closure, with no conversion function to call.
-func scanDirect[T bool | float64 | int64 | string](m *pgtype.Map, fd *pgconn.FieldDescription) func([]byte) (sqldriver.Value, error) {
-	var v T
-	plan := m.PlanScan(fd.DataTypeOID, fd.Format, &v)
-	return func(src []byte) (sqldriver.Value, error) {
-		if err := plan.Scan(src, &v); err != nil {
-			return nil, err
+		var d string
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (sqldriver.Value, error) {
+			err := plan.Scan(src, &d)
+			return d, err
 		}
-		return v, nil
-	}
-}
-
-// scanAs plans a scan of the column into a T once and converts each scanned
-// value with conv.
-func scanAs[T any](m *pgtype.Map, fd *pgconn.FieldDescription, conv func(*T) (sqldriver.Value, error)) func([]byte) (sqldriver.Value, error) {
-	var target T
-	plan := m.PlanScan(fd.DataTypeOID, fd.Format, &target)
-	return func(src []byte) (sqldriver.Value, error) {
-		if err := plan.Scan(src, &target); err != nil {
-			return nil, err
-		}
-		return conv(&target)
 	}
 }
 
