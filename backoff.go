@@ -23,11 +23,13 @@ import (
 //     inside one window and never backs off.
 //   - A window pays when at least 1/minShare of its lookups were reused:
 //     hits and admissions while the column warms up (its first warmWindows
-//     windows), hits alone after that, which must also be at least
-//     churnRatio per admission. A column's first window needs only some
-//     reuse.
+//     windows; but the second must hold a hit: admissions that never turn
+//     into hits are waste), hits alone after that, which must also be at
+//     least churnRatio per admission. A column's first window needs only
+//     some reuse.
 //   - Every window but a column's first is also judged after its first
-//     earlyWindow lookups, which must show 1/minShare reuse for it to go on.
+//     earlyWindow lookups, which must show 1/minShare reuse (after the
+//     warm-up, hits) for it to go on.
 //   - A window that does not pay starts a skip: the column's values bypass
 //     the tables for skipFirst rows, twice as many after each further
 //     failed window, up to skipMax. Skips count rows, NULL or not, so that
@@ -110,17 +112,22 @@ func (t *reuseTracker) count() (skipStarted bool) {
 
 // pays reports whether a window of n lookups, or the early part of one,
 // that has just closed shows enough reuse to keep the column cached (see
-// the rules above): any at all in a column's first window; a share of
-// 1/minShare reused, hits or admissions, in the early part of a window and
-// while the column warms up; and after that as many hits and churnRatio hits
-// per admission.
+// the rules above): any at all in a column's first window; while the column
+// warms up, a share of 1/minShare reused, hits or admissions, and in a full
+// window some hits (a column whose admissions never hit has had its chance
+// by its second window, which holds the first hits of any cycle up to
+// cache.Slots values long); after that, a share of 1/minShare hits, in a
+// window's early part as in the whole, and the whole churnRatio hits per
+// admission.
 func (t *reuseTracker) pays(n int32, early bool) bool {
 	hits, adms := int32(t.hits), int32(t.adms)
 	switch {
 	case t.warm == warmWindows && !early:
 		return hits > 0 || adms > 0
-	case early || t.warm > 0:
-		return hits+adms >= n/minShare
+	case t.warm > 0:
+		return hits+adms >= n/minShare && (early || hits > 0)
+	case early:
+		return hits >= n/minShare
 	}
 	return hits >= n/minShare && hits >= int32(churnRatio)*adms
 }

@@ -381,7 +381,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []sqldriver.
 		rows.Close()
 		return nil, err
 	}
-	return newRows(c, rows, more), nil
+	return newRows(c, rows, more, query), nil
 }
 
 // Stmt is a prepared statement. Exec goes through stdlib; Query returns

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/pgcache/pgcache/cache"
 )
@@ -131,5 +132,13 @@ func TestTypeTablesFootprint(t *testing.T) {
 	}
 	if limit := uint64(512 << 10); usedFixed > limit {
 		t.Errorf("fixed-size table keeps %d bytes, README promises under %d", usedFixed, limit)
+	}
+}
+
+// TestBackoffMemoryFootprint: the back-off's memory is memSlots slots of a
+// fixed size, whatever the number of columns and queries seen.
+func TestBackoffMemoryFootprint(t *testing.T) {
+	if got := unsafe.Sizeof(backoffMemory); got != memSlots*40 {
+		t.Errorf("the back-off's memory is %d bytes, want %d (memory.go documents it)", got, memSlots*40)
 	}
 }

@@ -57,7 +57,7 @@ func record(b testing.TB, c *Conn, query string) *replayRows {
 		b.Fatal(err)
 	}
 	defer rows.Close()
-	rec := &replayRows{fields: rows.FieldDescriptions()}
+	rec := &replayRows{fields: rows.FieldDescriptions(), query: query}
 	for rows.Next() {
 		var row [][]byte
 		for _, v := range rows.RawValues() {
@@ -79,6 +79,7 @@ type replayRows struct {
 	fields []pgconn.FieldDescription
 	rows   [][][]byte
 	pos    int
+	query  string // the recorded query, whose text names its expression columns in the back-off's memory
 }
 
 func (r *replayRows) Close()                                       {}
@@ -98,7 +99,7 @@ var _ pgx.Rows = (*replayRows)(nil)
 // one: the first row pending, read by the first Next or NextRow.
 func replay(c *Conn, rec *replayRows) *Rows {
 	rec.pos = 0
-	return newRows(c, rec, len(rec.rows) > 0)
+	return newRows(c, rec, len(rec.rows) > 0, rec.query)
 }
 
 // replayReaders are the ways database/sql reads a Rows to its end: Next,

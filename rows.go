@@ -3,6 +3,7 @@ package pgcache
 import (
 	sqldriver "database/sql/driver"
 	"fmt"
+	"hash/maphash"
 	"io"
 
 	"github.com/jackc/pgx/v5"
@@ -106,6 +107,7 @@ type cachedColumn struct {
 	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
 	reuse    reuseTracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
+	key      uint64                        // the column's identity in the back-off's memory (memory.go)
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
 	// bypasses when the result set is closed; bypassedLong are those of
@@ -119,12 +121,13 @@ type cachedColumn struct {
 // conversion, decided once from the column's type, format and name, the
 // connection's options and its type map (see typeColumn). The first row has
 // been read; more says whether there is one.
-func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
+func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 	r := &Rows{conn: c, rows: rows, pending: true, pendingMore: more}
 	fields := rows.FieldDescriptions()
 	r.cols = make([]column, len(fields))
 	r.conv = make([]convFunc, len(fields))
 	m := c.conn.TypeMap()
+	var queryHash uint64 // made for the first expression column (see columnKey)
 	for i := range fields {
 		fd := &fields[i]
 		col := &r.cols[i]
@@ -161,7 +164,18 @@ func newRows(c *Conn, rows pgx.Rows, more bool) *Rows {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
 		}
 		col.cachedIdx = int32(len(r.cached))
-		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), table: short})
+		cc := cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), table: short}
+		if fd.TableOID == 0 && queryHash == 0 {
+			queryHash = maphash.String(memSeed, query)
+		}
+		cc.key = columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
+		if tr, ok := recall(cc.key); ok {
+			cc.reuse = tr
+			if tr.skip > 0 {
+				r.backedOff++
+			}
+		}
+		r.cached = append(r.cached, cc)
 	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
@@ -211,12 +225,16 @@ func (r *Rows) publish() {
 		return
 	}
 	r.published = true
+	// A bulk pass the result set ended in counted rows it did not have, and
+	// shortened skips by them.
+	r.endBulk()
 	for k := range r.cached {
-		// A bulk pass the result set ended in counted rows it did not have.
-		r.cached[k].bypassed -= uint64(r.bulkRows)
-		r.cached[k].flush(&r.counts)
+		cc := &r.cached[k]
+		cc.flush(&r.counts)
+		if !cc.lazy {
+			remember(cc.key, cc.reuse)
+		}
 	}
-	r.bulkRows = 0
 	publishCounts(&r.counts)
 }
 

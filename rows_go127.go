@@ -128,8 +128,10 @@ func (r *Rows) planLazy() {
 		cc := &r.cached[k]
 		if cc.kind == kindFixed && r.cols[cc.col].wire != wireNone {
 			cc.lazy = true
+			if cc.reuse.skip == 0 {
+				r.backedOff++
+			}
 			cc.reuse.skip = lazyRows
-			r.backedOff++
 			r.lazyCols = true
 		}
 	}

@@ -273,7 +273,7 @@ func TestRowsSkippingCount(t *testing.T) {
 	rec := record(t, c, `SELECT 1000 + abs(hashint8extended(g, 0)) % 6000 AS id, 1000 + abs(hashint8extended(-g, 0)) % 6000 AS ref,
 		hashint8extended(g, 1) AS distinct_id FROM generate_series(1, 200000) g`)
 	dest := make([]sqldriver.Value, len(rec.fields))
-	r := newRows(c, rec, true)
+	r := newRows(c, rec, true, rec.query)
 	defer r.Close()
 	var rows, bulk int
 	for r.Next(dest) == nil {

@@ -40,6 +40,18 @@ type CacheStats struct {
 	// a table may be created after the pool opens. Connections with a
 	// tracelog.TraceLog tracer also log each such entry at warn level.
 	UnmatchedDisable []string
+
+	// Backoff is what the reuse back-off remembers between result sets.
+	Backoff BackoffStats
+}
+
+// BackoffStats counts the columns whose reuse judgement outlives their
+// result sets (ARCHITECTURE.md, "The reuse back-off"): Columns is how many
+// the back-off's memory holds, Skipping how many of them start their next
+// result set bypassing the tables, judged not to pay; the others start
+// cached.
+type BackoffStats struct {
+	Columns, Skipping int
 }
 
 // Stats returns the cache's counters and occupancy.
@@ -52,6 +64,7 @@ func Stats() CacheStats {
 		}
 	}
 	s.UnmatchedDisable = disableReports.unmatched()
+	s.Backoff.Columns, s.Backoff.Skipping = memoryStats()
 	return s
 }
 
@@ -103,9 +116,10 @@ func (d *disableReport) unmatched() []string {
 }
 
 // ResetCache empties every table (entries and sightings) and lets their
-// memory be collected. Values already handed out stay valid. Counters are not
+// memory be collected, and makes the back-off forget every column. Values already handed out stay valid. Counters are not
 // reset; take differences of [Stats] snapshots instead.
 func ResetCache() {
+	forgetAll()
 	for id := range tableID(numTables) {
 		if t := tableOf(id, false); t != nil {
 			t.Reset()
