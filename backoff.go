@@ -36,6 +36,10 @@ import (
 //     when every cached column skips, whole rows pass in bulk (bulk.go).
 //   - After a skip the column probes again for reprobeWindow lookups; a
 //     probe that pays ends the back-off and full windows resume.
+//   - A window in which quickAdmissions values were admitted right after
+//     the column missed them, on the previous row, and nothing hit fails at
+//     once (observeAdmission): values that come twice in a row and never
+//     again are waste from the first, and no repeating column looks so.
 //
 // The price: a column that turns, mid-result-set, from all-distinct to a
 // period P longer than reprobeWindow/(churnRatio+2) stays in its back-off to
@@ -69,13 +73,14 @@ const warmWindows = 2
 // reuseTracker is one column's state; it lives in its Rows and needs no
 // synchronisation. Make it with newReuseTracker.
 type reuseTracker struct {
-	skip int32 // rows still to bypass
-	left int32 // lookups left in the current window, or in its early part
-	rest int32 // lookups of the window after its early part, 0 once past it
-	next int32 // length of the next skip, 0 meaning skipFirst (not backing off)
-	hits int16 // hits in the current window (at most probeWindow, see below)
-	adms int16 // admissions in the current window
-	warm int8  // windows left that the loose test judges
+	skip  int32 // rows still to bypass
+	left  int32 // lookups left in the current window, or in its early part
+	rest  int32 // lookups of the window after its early part, 0 once past it
+	next  int32 // length of the next skip, 0 meaning skipFirst (not backing off)
+	hits  int16 // hits in the current window (at most probeWindow, see below)
+	adms  int16 // admissions in the current window
+	quick int16 // admissions in the current window of the value the previous lookup missed
+	warm  int8  // windows left that the loose test judges
 }
 
 // A window's counts fit reuseTracker's int16s: this fails to compile if
@@ -94,6 +99,26 @@ func (t *reuseTracker) observe(o outcome) (skipStarted bool) {
 	t.adms += int16(o & 1)
 	return t.count()
 }
+
+// observeAdmission is observe for a lookup of a packed key that missed the
+// table, with quick set when it admitted the value the column's previous
+// lookup missed: a value that came on two rows in a row. A column whose
+// values come exactly so, twice and never again, admits every second value
+// and never hits; a column repeating with any period hits soon after its
+// first admissions, or makes none of this kind. So quickAdmissions such
+// admissions in a window without a hit fail the window there, whatever its
+// length, rather than after the warm-up windows.
+func (t *reuseTracker) observeAdmission(o outcome, quick bool) (skipStarted bool) {
+	if quick && o == admitted {
+		if t.quick++; t.quick >= quickAdmissions && t.hits == 0 {
+			return t.closeFailed()
+		}
+	}
+	return t.observe(o)
+}
+
+// quickAdmissions: see observeAdmission.
+const quickAdmissions = 64
 
 // observeHit is observe(hit), small enough to inline in advance's hit path.
 // (A hit can close a window that does not pay, and so start a skip.)
@@ -147,6 +172,15 @@ func (t *reuseTracker) closeWindow() (skipStarted bool) {
 	} else {
 		skipStarted = !t.pays(t.window(), false)
 	}
+	return t.endWindow(skipStarted)
+}
+
+// closeFailed closes the current window as one that does not pay.
+func (t *reuseTracker) closeFailed() (skipStarted bool) { return t.endWindow(true) }
+
+// endWindow ends a window judged to pay or not (skipStarted), starting a
+// skip or ending the back-off, and opens the next window.
+func (t *reuseTracker) endWindow(skipStarted bool) bool {
 	if t.warm > 0 {
 		t.warm--
 	}
@@ -159,7 +193,7 @@ func (t *reuseTracker) closeWindow() (skipStarted bool) {
 	} else {
 		t.next = 0
 	}
-	t.hits, t.adms = 0, 0
+	t.hits, t.adms, t.quick = 0, 0, 0
 	t.left, t.rest = earlyWindow, t.window()-earlyWindow
 	return skipStarted
 }

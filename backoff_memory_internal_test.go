@@ -68,9 +68,11 @@ func TestBackoffMemory(t *testing.T) {
 	}
 	d := numericTable.Stats()
 	adms := d.Admissions - before.Admissions
-	// Per column: the warm-up windows, then a re-probe after each skip
-	// (skips of at least skipFirst rows), each admitting every second value.
-	bound := uint64(cols * (warmWindows*probeWindow/2 + (queries*rowsPer/skipFirst+1)*reprobeWindow/2))
+	// Per column: quickAdmissions in its first window, which then fails,
+	// and as many in each re-probe after a skip (of at least skipFirst
+	// rows). Without the rule, the warm-up windows would admit every second
+	// value; without the memory, every result set.
+	bound := uint64(cols * quickAdmissions * (queries*rowsPer/skipFirst + 2))
 	t.Logf("pairs: %d admissions, %d hits over %d values; bound %d", adms, d.Hits-before.Hits, queries*rowsPer*cols, bound)
 	if adms > bound || d.Hits != before.Hits {
 		t.Errorf("pairs: %d admissions and %d hits over %d values; want at most %d admissions and no hit",
@@ -115,6 +117,30 @@ func TestColumnKey(t *testing.T) {
 	} {
 		if (tt.a == tt.b) != tt.same || tt.a == 0 || tt.b == 0 {
 			t.Errorf("%s: keys %#x and %#x; want same %t, never 0", tt.name, tt.a, tt.b, tt.same)
+		}
+	}
+}
+
+// TestQuickAdmissions: a column whose values come twice in a row and never
+// again fails its window after quickAdmissions admissions; one that repeats
+// a value on consecutive rows and then hits it (a constant, an order's lines)
+// does not.
+func TestQuickAdmissions(t *testing.T) {
+	tr := newReuseTracker()
+	for i := range quickAdmissions {
+		if tr.observeAdmission(missed, false) {
+			t.Fatalf("pairs: a skip at miss %d", i)
+		}
+		started := tr.observeAdmission(admitted, true)
+		if started != (i == quickAdmissions-1) {
+			t.Fatalf("pairs: skip started %t at admission %d, want it at the %dth", started, i+1, quickAdmissions)
+		}
+	}
+	tr = newReuseTracker()
+	for i := range 10 * quickAdmissions {
+		// Each value on three rows: a miss, a quick admission, a hit.
+		if tr.observeAdmission(missed, false) || tr.observeAdmission(admitted, true) || tr.observeHit() {
+			t.Fatalf("triples: a skip at value %d", i)
 		}
 	}
 }

@@ -108,6 +108,7 @@ type cachedColumn struct {
 	reuse    reuseTracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 	key      uint64                        // the column's identity in the back-off's memory (memory.go)
+	lastMiss uint64                        // the packed key of the column's last missed lookup
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
 	// bypasses when the result set is closed; bypassedLong are those of
@@ -412,7 +413,18 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 		conv := r.conv[cc.col]
 		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
-	r.keep(cc, v, o)
+	r.vals[cc.col] = v
+	cc.hasEntry = true
+	// An admission of the value the column missed on its previous lookup
+	// is a value repeated on consecutive rows, which the back-off watches
+	// for admissions that never hit (see reuseTracker.observeAdmission).
+	quick := key == cc.lastMiss
+	if o == missed {
+		cc.lastMiss = key
+	}
+	if cc.reuse.observeAdmission(o, quick) {
+		r.backedOff++
+	}
 }
 
 // keep ends sight and admit: the cell's driver value, and the lookup's

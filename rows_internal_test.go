@@ -48,8 +48,8 @@ func price(i int) []byte { return fmt.Appendf(nil, "%d.%02d", 10000+i/100, i%100
 
 // TestReuseBackoffPeriodic: a column that repeats with any period up to the
 // table size gets at least 95% of the hits it gets with the back-off
-// disabled, from an empty table. (Issue: a 128-value window put periodic
-// columns of more than 128 values into skipping.)
+// disabled, from an empty table: a window shorter than the period would
+// take such a column for an all-distinct one.
 func TestReuseBackoffPeriodic(t *testing.T) {
 	const n = 100_000
 	for _, period := range []int{1, 2, 50, 128, 129, 200, 300, 1000, 2000, 3000, cache.Slots} {
@@ -262,11 +262,11 @@ func TestReuseTracker(t *testing.T) {
 	})
 }
 
-// TestRowsSkippingCount: Rows.skipping, by which advance decides to pass
-// whole rows in bulk, is the number of cached columns in a back-off after
-// every row. A window that does not pay can be closed by a hit (a column
-// churning the table), which the count once missed, so that bulk skips never
-// began on such result sets.
+// TestRowsSkippingCount: Rows.backedOff, by which advance decides to pass
+// whole rows in bulk, is the number of cached columns in a skip after every
+// row. A window that does not pay can be closed by a hit (a column churning
+// the table): that skip must be counted too, or rows of such result sets
+// would never pass in bulk.
 func TestRowsSkippingCount(t *testing.T) {
 	c, closeDB := rawConn(t, "pgcache_types=all")
 	defer closeDB()
