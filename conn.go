@@ -292,6 +292,11 @@ type Conn struct {
 	std   *stdlib.Conn
 	conn  *pgx.Conn
 	setup *driver.Setup
+
+	// The last query text the connection planned an expression column of,
+	// and its hash (see queryHash).
+	lastQuery string
+	lastHash  uint64
 }
 
 // Conn returns the *pgx.Conn this connection uses: the very one, not a copy.

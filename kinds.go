@@ -21,7 +21,7 @@ import (
 type tableID uint8
 
 const (
-	tabNumeric tableID = iota
+	tabNumeric tableID = iota // (at most 16 tables: Rows.tabs has a bit for each)
 	tabHstore
 	tabText     // text kinds, ≤ 8 bytes, packed keys
 	tabLongText // text kinds, 9 to MaxTextKey bytes, hashed
@@ -33,6 +33,9 @@ const (
 	tabTimestamptz
 	numTables
 )
+
+// Rows.tabs has a bit per table: this fails to compile past 16 tables.
+var _ [16 - numTables]struct{}
 
 // tableNames are the tables' names, in tableID order: the CacheStats field
 // each reports to, and the name driver.Kinds gives a kind's table.
@@ -194,11 +197,11 @@ func tableOf(id tableID, create bool) countedTable {
 	return nil
 }
 
-// publishCounts publishes a result set's counts: one atomic add per counter of
-// each table it used.
-func publishCounts(counts *[numTables]cache.Counts) {
+// publishCounts publishes a result set's counts in the tables of tabs (a
+// bit per tableID): one atomic add per counter of each table it used.
+func publishCounts(counts *[numTables]cache.Counts, tabs uint16) {
 	for id := range counts {
-		if counts[id] != (cache.Counts{}) {
+		if tabs&(1<<id) != 0 && counts[id] != (cache.Counts{}) {
 			tableOf(tableID(id), true).Record(counts[id])
 		}
 	}

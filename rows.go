@@ -3,7 +3,6 @@ package pgcache
 import (
 	sqldriver "database/sql/driver"
 	"fmt"
-	"hash/maphash"
 	"io"
 
 	"github.com/jackc/pgx/v5"
@@ -60,8 +59,10 @@ type Rows struct {
 	pendingMore bool
 
 	// Cache traffic of this result set, published in bulk by Close so the
-	// hit path writes no shared memory.
+	// hit path writes no shared memory; tabs has a bit for each table its
+	// columns may count in.
 	counts    [numTables]cache.Counts
+	tabs      uint16
 	published bool
 
 	// lazyCols: some cached column is lazy (see planLazy, Go 1.27).
@@ -167,7 +168,7 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 		col.cachedIdx = int32(len(r.cached))
 		cc := cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), table: short}
 		if fd.TableOID == 0 && queryHash == 0 {
-			queryHash = maphash.String(memSeed, query)
+			queryHash = c.queryHash(query)
 		}
 		cc.key = columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
 		if tr, ok := recall(cc.key); ok {
@@ -176,7 +177,14 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 				r.backedOff++
 			}
 		}
+		if r.cached == nil {
+			r.cached = make([]cachedColumn, 0, len(fields)-i)
+		}
 		r.cached = append(r.cached, cc)
+		r.tabs |= 1 << tab
+		if col.kind == kindText {
+			r.tabs |= 1 << tabLongText
+		}
 	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
@@ -226,6 +234,9 @@ func (r *Rows) publish() {
 		return
 	}
 	r.published = true
+	if len(r.cached) == 0 {
+		return
+	}
 	// A bulk pass the result set ended in counted rows it did not have, and
 	// shortened skips by them.
 	r.endBulk()
@@ -236,7 +247,7 @@ func (r *Rows) publish() {
 			remember(cc.key, cc.reuse)
 		}
 	}
-	publishCounts(&r.counts)
+	publishCounts(&r.counts, r.tabs)
 }
 
 // advance moves to the next row and records one sighting of each cached
