@@ -142,3 +142,11 @@ func TestBackoffMemoryFootprint(t *testing.T) {
 		t.Errorf("the back-off's memory is %d bytes, want %d (memory.go documents it)", got, memSlots*40)
 	}
 }
+
+// TestCachedColumnSize: advance's per-row loop walks Rows.cached; an element
+// of one cache line keeps its index arithmetic a shift.
+func TestCachedColumnSize(t *testing.T) {
+	if got := unsafe.Sizeof(cachedColumn{}); got != 64 {
+		t.Errorf("cachedColumn is %d bytes, want 64", got)
+	}
+}

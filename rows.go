@@ -53,6 +53,11 @@ type Rows struct {
 	bulkPlain, bulkText []int32
 	bulkBuf             [16]int32
 
+	// The cached columns' identities in the back-off's memory (memory.go),
+	// index for index with cached; keyBuf holds them when there are few.
+	keys   []uint64
+	keyBuf [8]uint64
+
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
 	pending     bool
@@ -107,9 +112,8 @@ type cachedColumn struct {
 	hasEntry bool    // the column's cell or vals may hold the previous row's entry
 	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
 	reuse    reuseTracker
+	lastMiss uint32                        // the low half of the packed key of the column's last missed lookup
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
-	key      uint64                        // the column's identity in the back-off's memory (memory.go)
-	lastMiss uint64                        // the packed key of the column's last missed lookup
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
 	// bypasses when the result set is closed; bypassedLong are those of
@@ -170,8 +174,12 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 		if fd.TableOID == 0 && queryHash == 0 {
 			queryHash = c.queryHash(query)
 		}
-		cc.key = columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
-		if tr, ok := recall(cc.key); ok {
+		key := columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
+		if r.keys == nil {
+			r.keys = r.keyBuf[:0]
+		}
+		r.keys = append(r.keys, key)
+		if tr, ok := recall(key); ok {
 			cc.reuse = tr
 			if tr.skip > 0 {
 				r.backedOff++
@@ -244,7 +252,7 @@ func (r *Rows) publish() {
 		cc := &r.cached[k]
 		cc.flush(&r.counts)
 		if !cc.lazy {
-			remember(cc.key, cc.reuse)
+			remember(r.keys[k], cc.reuse)
 		}
 	}
 	publishCounts(&r.counts, r.tabs)
@@ -429,9 +437,9 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see reuseTracker.observeAdmission).
-	quick := key == cc.lastMiss
+	quick := uint32(key) == cc.lastMiss
 	if o == missed {
-		cc.lastMiss = key
+		cc.lastMiss = uint32(key)
 	}
 	if cc.reuse.observeAdmission(o, quick) {
 		r.backedOff++
