@@ -288,42 +288,33 @@ func TestHstoreMapsFollowTypeMap(t *testing.T) {
 		return fmt.Sprintf("nil=%t %#v", *p == nil, *p)
 	})
 	nullQuery := "select case when i % 2 = 0 then NULL else 'a=>1'::hstore end from generate_series(1, 6) i order by i"
-	for _, mode := range execModes {
-		for _, types := range []string{"", "all"} {
-			t.Run(fmt.Sprintf("%s/types=%s", mode, types), func(t *testing.T) {
-				d := withParams(t, dsn, "default_query_exec_mode", mode)
-				var params []string
-				if types != "" {
-					params = []string{"pgcache_types", types}
-				}
-				typed := openPair(t, "hstore registered", d, registerHstore, params...)
-				untyped := openPair(t, "hstore unknown to pgx", d, nil, params...)
-				for _, tg := range []target{ptrMap, strMap} {
-					want := readAll(t, typed.std, valuesQuery(hstoreExprs), nil, []target{tg})
-					checkReference(t, tg.name, want)
-					pgcache.ResetCache()
-					for pass := 1; pass <= passes; pass++ {
-						got := readAll(t, typed.pc, valuesQuery(hstoreExprs), nil, []target{tg})
-						compareLines(t, fmt.Sprintf("%s, %s, pass %d", typed.name, tg.name, pass), want, got)
-					}
-					// Without the codec pgx scans only NULLs into maps.
-					want = readAll(t, untyped.std, nullQuery, nil, []target{tg})
-					pgcache.ResetCache()
-					for pass := 1; pass <= passes; pass++ {
-						got := readAll(t, untyped.pc, nullQuery, nil, []target{tg})
-						for i := 1; i < len(want); i += 2 {
-							if i >= len(got) || got[i] != want[i] {
-								t.Errorf("%s, %s, pass %d: NULL row %d: stdlib %q, pgcache %q", untyped.name, tg.name, pass, i, want[i], got)
-							}
-						}
-						if !strings.Contains(want[1], "nil=true") {
-							t.Errorf("stdlib gives %q for a NULL; this test expects a nil map", want[1])
-						}
+	eachModeAndTypes(t, dsn, func(t *testing.T, d string, params []string) {
+		typed := openPair(t, "hstore registered", d, registerHstore, params...)
+		untyped := openPair(t, "hstore unknown to pgx", d, nil, params...)
+		for _, tg := range []target{ptrMap, strMap} {
+			want := readAll(t, typed.std, valuesQuery(hstoreExprs), nil, []target{tg})
+			checkReference(t, tg.name, want)
+			pgcache.ResetCache()
+			for pass := 1; pass <= passes; pass++ {
+				got := readAll(t, typed.pc, valuesQuery(hstoreExprs), nil, []target{tg})
+				compareLines(t, fmt.Sprintf("%s, %s, pass %d", typed.name, tg.name, pass), want, got)
+			}
+			// Without the codec pgx scans only NULLs into maps.
+			want = readAll(t, untyped.std, nullQuery, nil, []target{tg})
+			pgcache.ResetCache()
+			for pass := 1; pass <= passes; pass++ {
+				got := readAll(t, untyped.pc, nullQuery, nil, []target{tg})
+				for i := 1; i < len(want); i += 2 {
+					if i >= len(got) || got[i] != want[i] {
+						t.Errorf("%s, %s, pass %d: NULL row %d: stdlib %q, pgcache %q", untyped.name, tg.name, pass, i, want[i], got)
 					}
 				}
-			})
+				if !strings.Contains(want[1], "nil=true") {
+					t.Errorf("stdlib gives %q for a NULL; this test expects a nil map", want[1])
+				}
+			}
 		}
-	}
+	})
 }
 
 // directRoute is a destination with a direct route from the cache, and how

@@ -187,44 +187,52 @@ func TestTypeMapsPerConnection(t *testing.T) {
 	mustExec(t, openDB(t, stdDriver, dsn), fmt.Sprintf(
 		"do $$ begin create type %s as enum ('sad', 'ok', 'happy'); exception when duplicate_object then null; end $$", typeMapEnum))
 	query := typeMapQuery()
+	eachModeAndTypes(t, dsn, func(t *testing.T, d string, params []string) {
+		plain := openPair(t, "default codecs", d, nil, params...)
+		custom := openPair(t, "custom codecs", d, customCodecs, params...)
+		late := openPair(t, "codecs registered later", d, nil, params...)
+		late.std.SetMaxOpenConns(1)
+		late.pc.SetMaxOpenConns(1)
+		pairs := []poolPair{plain, custom, late}
+
+		pgcache.ResetCache()
+		for set, targets := range typeMapTargets {
+			if set == 1 {
+				// The late pools have read (and admitted) with pgx's
+				// codecs; from now on they scan with their own.
+				registerLate(t, late, lateCodecs)
+			}
+			want := make([][]string, len(pairs))
+			for i, p := range pairs {
+				want[i] = readAll(t, p.std, query, nil, targets)
+				checkReference(t, p.name, want[i])
+			}
+			for round := 0; round < passes; round++ {
+				for k := range pairs {
+					i := (k + round + set) % len(pairs)
+					got := readAll(t, pairs[i].pc, query, nil, targets)
+					compareLines(t, fmt.Sprintf("%s, destinations %d, round %d", pairs[i].name, set, round), want[i], got)
+				}
+			}
+		}
+		if want, got := readAll(t, plain.std, query, nil, typeMapTargets[0]), readAll(t, custom.std, query, nil, typeMapTargets[0]); want[0] == got[0] {
+			t.Fatalf("the custom codecs change nothing in stdlib's values (%s): the test proves nothing", want[0])
+		}
+	})
+}
+
+// eachModeAndTypes runs f as a subtest for each of pgx's exec modes, with
+// pgcache_types off and all: d is dsn in that mode, params the pgcache
+// options to add for pgcache's pools.
+func eachModeAndTypes(t *testing.T, dsn string, f func(t *testing.T, d string, params []string)) {
 	for _, mode := range execModes {
 		for _, types := range []string{"", "all"} {
 			t.Run(fmt.Sprintf("%s/types=%s", mode, types), func(t *testing.T) {
-				d := withParams(t, dsn, "default_query_exec_mode", mode)
 				var params []string
 				if types != "" {
 					params = []string{"pgcache_types", types}
 				}
-				plain := openPair(t, "default codecs", d, nil, params...)
-				custom := openPair(t, "custom codecs", d, customCodecs, params...)
-				late := openPair(t, "codecs registered later", d, nil, params...)
-				late.std.SetMaxOpenConns(1)
-				late.pc.SetMaxOpenConns(1)
-				pairs := []poolPair{plain, custom, late}
-
-				pgcache.ResetCache()
-				for set, targets := range typeMapTargets {
-					if set == 1 {
-						// The late pools have read (and admitted) with pgx's
-						// codecs; from now on they scan with their own.
-						registerLate(t, late, lateCodecs)
-					}
-					want := make([][]string, len(pairs))
-					for i, p := range pairs {
-						want[i] = readAll(t, p.std, query, nil, targets)
-						checkReference(t, p.name, want[i])
-					}
-					for round := 0; round < passes; round++ {
-						for k := range pairs {
-							i := (k + round + set) % len(pairs)
-							got := readAll(t, pairs[i].pc, query, nil, targets)
-							compareLines(t, fmt.Sprintf("%s, destinations %d, round %d", pairs[i].name, set, round), want[i], got)
-						}
-					}
-				}
-				if want, got := readAll(t, plain.std, query, nil, typeMapTargets[0]), readAll(t, custom.std, query, nil, typeMapTargets[0]); want[0] == got[0] {
-					t.Fatalf("the custom codecs change nothing in stdlib's values (%s): the test proves nothing", want[0])
-				}
+				f(t, withParams(t, dsn, "default_query_exec_mode", mode), params)
 			})
 		}
 	}

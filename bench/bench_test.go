@@ -273,10 +273,10 @@ func BenchmarkScanConcurrent(b *testing.B) {
 	}
 }
 
-// scanStrings reads every row of query into *string destinations and returns
-// the number of values read.
-func scanStrings(db *sql.DB, query string, cols int) (int, error) {
-	rows, err := db.Query(query)
+// scanStrings reads every row of query, with args, into *string
+// destinations and returns the number of values read.
+func scanStrings(db *sql.DB, query string, cols int, args ...any) (int, error) {
+	rows, err := db.Query(query, args...)
 	if err != nil {
 		return 0, err
 	}

@@ -67,7 +67,7 @@ func BenchmarkShortQueries(b *testing.B) {
 					db := dbs[drv]
 					read := func() (int, error) {
 						offset += int64(rows)
-						return scanQuery(db, query, 8, offset)
+						return scanStrings(db, query, 8, offset)
 					}
 					// Warm up: the statement prepared, the judgements of
 					// earlier queries of the same shape in place.
@@ -82,26 +82,4 @@ func BenchmarkShortQueries(b *testing.B) {
 			}
 		}
 	}
-}
-
-// scanQuery is scanStrings with query arguments.
-func scanQuery(db *sql.DB, query string, cols int, args ...any) (int, error) {
-	rows, err := db.Query(query, args...)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	vals := make([]string, cols)
-	ptrs := make([]any, cols)
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return n, err
-		}
-		n += cols
-	}
-	return n, rows.Err()
 }
