@@ -43,6 +43,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/bench"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
@@ -204,6 +205,25 @@ func run(ctx context.Context, cfg config) (err error) {
 		reports = append(reports, r)
 		if err != nil {
 			return err
+		}
+		// What the back-off remembers of the query's cached columns after
+		// a few reads from an empty cache: the ones it bypasses start the
+		// next result sets of this query uncached.
+		for _, c := range cells {
+			if c.Driver != bench.Pgcache {
+				continue
+			}
+			pgcache.ResetCache()
+			for range 3 {
+				if _, err := env.Scan(ctx, c, w); err != nil {
+					return err
+				}
+			}
+			if b := pgcache.Stats().Backoff; b.Columns > 0 {
+				fmt.Printf("\nAfter three reads the reuse back-off remembers %d of the query's columns: %d bypassed (judged not to pay), %d cached.\n",
+					b.Columns, b.Skipping, b.Columns-b.Skipping)
+			}
+			break
 		}
 		// What each column would get, with and without pgcache_types.
 		notice("reading each column on its own")
