@@ -74,8 +74,8 @@ const warmWindows = 2
 // synchronisation. Make it with newReuseTracker.
 type reuseTracker struct {
 	skip  int32 // rows still to bypass
-	left  int16 // lookups left in the current window, or in its early part
-	rest  int16 // lookups of the window after its early part, 0 once past it
+	left  int32 // lookups left in the current window, or in its early part
+	rest  int32 // lookups of the window after its early part, 0 once past it
 	next  int32 // length of the next skip, 0 meaning skipFirst (not backing off)
 	hits  int16 // hits in the current window (at most probeWindow, see below)
 	adms  int16 // admissions in the current window
@@ -194,7 +194,7 @@ func (t *reuseTracker) endWindow(skipStarted bool) bool {
 		t.next = 0
 	}
 	t.hits, t.adms, t.quick = 0, 0, 0
-	t.left, t.rest = earlyWindow, int16(t.window()-earlyWindow)
+	t.left, t.rest = earlyWindow, t.window()-earlyWindow
 	return skipStarted
 }
 

@@ -81,9 +81,10 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see reuseTracker.observeAdmission).
-	quick := uint32(key) == cc.lastMiss
+	last := &r.lastMiss[r.cols[cc.col].cachedIdx]
+	quick := uint32(key) == *last
 	if o == missed {
-		cc.lastMiss = uint32(key)
+		*last = uint32(key)
 	}
 	if cc.reuse.observeAdmission(o, quick) {
 		r.backedOff++

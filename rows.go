@@ -53,10 +53,15 @@ type Rows struct {
 	bulkPlain, bulkText []int32
 	bulkBuf             [16]int32
 
-	// The cached columns' identities in the back-off's memory (memory.go),
-	// index for index with cached; keyBuf holds them when there are few.
-	keys   []uint64
-	keyBuf [8]uint64
+	// The cached columns' identities in the back-off's memory (memory.go)
+	// and the low half of the packed key of each one's last missed lookup
+	// (see admit), index for index with cached, kept apart from it so that
+	// a cachedColumn fills one cache line; the buffers hold them when there
+	// are few.
+	keys     []uint64
+	lastMiss []uint32
+	keyBuf   [8]uint64
+	missBuf  [8]uint32
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -112,7 +117,6 @@ type cachedColumn struct {
 	hasEntry bool    // the column's cell or vals may hold the previous row's entry
 	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
 	reuse    reuseTracker
-	lastMiss uint32                        // the low half of the packed key of the column's last missed lookup
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
@@ -176,9 +180,10 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 		}
 		key := columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
 		if r.keys == nil {
-			r.keys = r.keyBuf[:0]
+			r.keys, r.lastMiss = r.keyBuf[:0], r.missBuf[:0]
 		}
 		r.keys = append(r.keys, key)
+		r.lastMiss = append(r.lastMiss, 0)
 		if tr, ok := recall(key); ok {
 			cc.reuse = tr
 			if tr.skip > 0 {
