@@ -282,13 +282,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		r.bulkRows--
 		return r.rows.RawValues(), nil
 	}
-	more := r.pendingMore
-	if r.pending {
-		r.pending = false
-	} else {
-		more = r.rows.Next()
-	}
-	if !more {
+	if !r.step() {
 		return nil, r.end()
 	}
 	if len(r.cached) == 0 {
@@ -363,6 +357,15 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	return raws, nil
 }
 
+// step moves to the next row: the one QueryContext read first, then pgx's.
+func (r *Rows) step() bool {
+	if r.pending {
+		r.pending = false
+		return r.pendingMore
+	}
+	return r.rows.Next()
+}
+
 // end is advance's error after the last row: the result set's, or io.EOF.
 func (r *Rows) end() error {
 	if err := r.rows.Err(); err != nil {
@@ -412,13 +415,7 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		// loop below without advance and the vals test, kept apart on
 		// purpose: Go does not unswitch loops, and pgcache=off should cost
 		// what stdlib costs.)
-		more := r.pendingMore
-		if r.pending {
-			r.pending = false
-		} else {
-			more = r.rows.Next()
-		}
-		if !more {
+		if !r.step() {
 			return r.end()
 		}
 		conv := r.conv

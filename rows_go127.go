@@ -85,7 +85,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		// A row passed in bulk (see advance) has no entry: not worth a look.
 		if !r.inBulk {
 			if v = r.vals[index]; v != nil {
-				if done, err := scanValue(scanCtx, v, dest); done {
+				if done, err := assignValue(scanCtx, v, dest); done {
 					return err
 				}
 			}

@@ -21,7 +21,7 @@ import (
 // every one against stdlib — but costs no reflection, no parsing and, where
 // the destination can share the entry's immutable data, no allocation.
 //
-// scanInto and scanValue report done=false for every destination they have
+// scanInto and the scalar routes report done=false for every destination they have
 // no route for, and for a nil pointer of a type they know, so that the
 // caller falls back to stdlib's behaviour and its errors.
 
@@ -202,10 +202,4 @@ func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 		return false, nil
 	}
 	return true, nil
-}
-
-// scanValue fills dest from a type-table entry's driver value: the scalar
-// routes of its Go type (routes_go127.go).
-func scanValue(scanCtx sqldriver.ScanContext, value sqldriver.Value, dest any) (done bool, err error) {
-	return assignValue(scanCtx, value, dest)
 }
