@@ -81,6 +81,7 @@ type reuseTracker struct {
 	adms  int16 // admissions in the current window
 	quick int16 // admissions in the current window of the value the previous lookup missed
 	warm  int8  // windows left that the loose test judges
+	ends  uint8 // windows ended so far, modulo 256 (see memRef)
 }
 
 // A window's counts fit reuseTracker's int16s: this fails to compile if
@@ -181,6 +182,7 @@ func (t *reuseTracker) closeFailed() (skipStarted bool) { return t.endWindow(tru
 // endWindow ends a window judged to pay or not (skipStarted), starting a
 // skip or ending the back-off, and opens the next window.
 func (t *reuseTracker) endWindow(skipStarted bool) bool {
+	t.ends++
 	if t.warm > 0 {
 		t.warm--
 	}

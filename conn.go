@@ -297,6 +297,11 @@ type Conn struct {
 	// and its hash (see queryHash).
 	lastQuery string
 	lastHash  uint64
+
+	// Rows of closed result sets, kept for later ones of the same plan
+	// (plan.go); keepNext is the one replaced next when all are taken.
+	kept     [keptPlans]*Rows
+	keepNext int
 }
 
 // Conn returns the *pgx.Conn this connection uses: the very one, not a copy.
@@ -318,7 +323,10 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (sqldriver.Stmt
 }
 
 // Close closes the connection (or returns it to its pgxpool).
-func (c *Conn) Close() error { return c.std.Close() }
+func (c *Conn) Close() error {
+	c.dropKept()
+	return c.std.Close()
+}
 
 // Begin starts a transaction.
 func (c *Conn) Begin() (sqldriver.Tx, error) {

@@ -3,6 +3,7 @@ package pgcache
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 )
 
 // The back-off's memory. A column's reuse tracker (backoff.go) judges its
@@ -21,22 +22,53 @@ import (
 // describes the result field, or for an expression (no table) the query's
 // text and the column's position in it.
 //
-// The memory is a direct-mapped table of memSlots slots, each a key and a
-// tracker behind its own mutex: a fixed footprint (memSlots × 40 bytes,
-// 160 KiB, whatever the number of distinct queries; TestMemoryFootprint), one lock per
-// cached column when a result set is planned and one when it is closed,
-// none per value. A column whose slot another column took starts afresh,
-// as before; two result sets of one column at once each start from the
-// state they found, and the last to close is remembered.
+// The memory is a direct-mapped table of memSlots slots, each a key, a
+// tracker and a generation behind its own mutex: a fixed footprint
+// (memSlots × 48 bytes, 192 KiB, whatever the number of distinct queries;
+// TestBackoffMemoryFootprint). Result sets take nothing but one atomic load
+// per cached column from it while they agree with it:
+//
+//   - A connection keeps the Rows of its closed result sets (plan.go), and
+//     with them each column's tracker as the result set left it. A result
+//     set that reuses a kept Rows checks, per column, that the slot's
+//     generation is still the one the Rows last read or wrote (memRef):
+//     then the memory holds nothing newer and the kept tracker goes on, no
+//     lock taken. Otherwise, and for a newly planned Rows, the tracker is
+//     read from the slot (recall), under its mutex.
+//   - A closed result set writes a column's tracker back (remember) when
+//     one of its windows ended (a judgement: cached, skipping, re-probing),
+//     so that other connections and other queries of the column start from
+//     it at their next result set; and a connection writes its kept
+//     trackers back when it drops a kept Rows or closes (flushMemory), so
+//     that the progress of windows not yet judged is not lost.
+//
+// A column whose slot another column took starts afresh, as before; two
+// connections reading one column at once each go on with their own tracker
+// until one of them judges a window, which the other then takes up.
 
 // memSlots is the number of slots of the back-off's memory.
 const memSlots = 4096
 
 // memSlot is one column's remembered tracker; key 0 marks an empty slot.
+// gen changes, under mu, with every write to the slot.
 type memSlot struct {
 	mu  sync.Mutex
+	gen atomic.Uint32
 	key uint64
 	tr  reuseTracker
+}
+
+// memRef is what a Rows knows of a cached column's slot: the column's key,
+// the slot's generation when the Rows last read or wrote it, and the number
+// of the tracker's windows ended then (reuseTracker.ends), which tells
+// Close whether the result set judged one.
+type memRef struct {
+	key  uint64
+	gen  uint32
+	ends uint8
+	// lazySkip is a lazy column's own skip while planLazy's stands in for
+	// it (Go 1.27).
+	lazySkip int32
 }
 
 // backoffMemory is the process-wide memory.
@@ -74,29 +106,39 @@ func (c *Conn) queryHash(query string) uint64 {
 	return c.lastHash
 }
 
-// recall returns the tracker remembered for key, if any.
-func recall(key uint64) (reuseTracker, bool) {
+// recall returns the tracker remembered for key, if any, and the slot's
+// generation.
+func recall(key uint64) (tr reuseTracker, gen uint32, ok bool) {
 	s := memSlotOf(key)
 	s.mu.Lock()
-	tr, ok := s.tr, s.key == key
+	tr, gen, ok = s.tr, s.gen.Load(), s.key == key
 	s.mu.Unlock()
-	return tr, ok
+	return tr, gen, ok
 }
 
-// remember keeps tr as key's tracker.
-func remember(key uint64, tr reuseTracker) {
+// current reports whether key's slot is still at generation gen: written by
+// no one since.
+func current(key uint64, gen uint32) bool { return memSlotOf(key).gen.Load() == gen }
+
+// remember keeps tr as key's tracker and returns the slot's new generation.
+func remember(key uint64, tr reuseTracker) (gen uint32) {
 	s := memSlotOf(key)
 	s.mu.Lock()
 	s.key, s.tr = key, tr
+	gen = s.gen.Load() + 1
+	s.gen.Store(gen)
 	s.mu.Unlock()
+	return gen
 }
 
-// forgetAll empties the memory (ResetCache).
+// forgetAll empties the memory (ResetCache). Every slot's generation moves
+// on, so that kept Rows forget their trackers too.
 func forgetAll() {
 	for i := range backoffMemory {
 		s := &backoffMemory[i]
 		s.mu.Lock()
 		s.key, s.tr = 0, reuseTracker{}
+		s.gen.Add(1)
 		s.mu.Unlock()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgcache/pgcache/cache"
@@ -23,6 +24,7 @@ import (
 // is a *bypass*.
 type Rows struct {
 	conn *Conn
+	plan planKey // what its columns are planned for (plan.go)
 	rows pgx.Rows
 	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
 	raws [][]byte // Go 1.27: the current row's wire values
@@ -53,14 +55,14 @@ type Rows struct {
 	bulkPlain, bulkText []int32
 	bulkBuf             [16]int32
 
-	// The cached columns' identities in the back-off's memory (memory.go)
-	// and the low half of the packed key of each one's last missed lookup
-	// (see admit), index for index with cached, kept apart from it so that
-	// a cachedColumn fills one cache line; the buffers hold them when there
+	// The cached columns' slots in the back-off's memory (memory.go) and
+	// the low half of the packed key of each one's last missed lookup (see
+	// admit), index for index with cached, kept apart from it so that a
+	// cachedColumn fills one cache line; the buffers hold them when there
 	// are few.
-	keys     []uint64
+	mem      []memRef
 	lastMiss []uint32
-	keyBuf   [8]uint64
+	memBuf   [8]memRef
 	missBuf  [8]uint32
 
 	// The first row is read by QueryContext (so the columns are known);
@@ -127,16 +129,28 @@ type cachedColumn struct {
 	bypassed, bypassedLong, hits uint64
 }
 
-// newRows plans a result set: for each column, the cached path or stdlib's
-// conversion, decided once from the column's type, format and name, the
-// connection's options and its type map (see typeColumn). The first row has
-// been read; more says whether there is one.
+// newRows returns the Rows of a result set whose first row has been read;
+// more says whether there is one. It reuses a Rows the connection kept from
+// an earlier result set of the same plan (plan.go), or plans one.
 func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
-	r := &Rows{conn: c, rows: rows, pending: true, pendingMore: more}
 	fields := rows.FieldDescriptions()
+	m := c.conn.TypeMap()
+	r := c.reuseRows(fields, query, m)
+	fresh := r == nil
+	if fresh {
+		r = planRows(c, fields, query, m)
+	}
+	r.start(rows, more, fresh)
+	return r
+}
+
+// planRows plans a result set: for each column, the cached path or stdlib's
+// conversion, decided once from the column's type, format and name, the
+// connection's options and its type map m (see typeColumn).
+func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.Map) *Rows {
+	r := &Rows{conn: c}
 	r.cols = make([]column, len(fields))
 	r.conv = make([]convFunc, len(fields))
-	m := c.conn.TypeMap()
 	var queryHash uint64 // made for the first expression column (see columnKey)
 	for i := range fields {
 		fd := &fields[i]
@@ -174,26 +188,18 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
 		}
 		col.cachedIdx = int32(len(r.cached))
-		cc := cachedColumn{col: int32(i), kind: col.kind, tab: tab, reuse: newReuseTracker(), table: short}
 		if fd.TableOID == 0 && queryHash == 0 {
 			queryHash = c.queryHash(query)
 		}
-		key := columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)
-		if r.keys == nil {
-			r.keys, r.lastMiss = r.keyBuf[:0], r.missBuf[:0]
+		if r.mem == nil {
+			r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
 		}
-		r.keys = append(r.keys, key)
+		r.mem = append(r.mem, memRef{key: columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)})
 		r.lastMiss = append(r.lastMiss, 0)
-		if tr, ok := recall(key); ok {
-			cc.reuse = tr
-			if tr.skip > 0 {
-				r.backedOff++
-			}
-		}
 		if r.cached == nil {
 			r.cached = make([]cachedColumn, 0, len(fields)-i)
 		}
-		r.cached = append(r.cached, cc)
+		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, table: short})
 		r.tabs |= 1 << tab
 		if col.kind == kindText {
 			r.tabs |= 1 << tabLongText
@@ -217,9 +223,41 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 			}
 		}
 		r.bulkText = bulk[len(r.bulkPlain):]
-		r.planLazy()
 	}
+	r.plan = newPlanKey(fields, query, m, queryHash != 0)
 	return r
+}
+
+// start readies r, newly planned (fresh) or kept from an earlier result set
+// of its plan, for the result set rows, whose first row has been read: no
+// entries in its cells, no counts, and each cached column's reuse tracker
+// as the back-off's memory (memory.go) has it — a kept Rows' own, when the
+// memory has nothing newer.
+func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
+	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
+	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false
+	for k := range r.cached {
+		cc, ref := &r.cached[k], &r.mem[k]
+		r.empty(cc)
+		cc.lazy = false
+		cc.hits, cc.bypassed, cc.bypassedLong = 0, 0, 0
+		r.lastMiss[k] = 0
+		if fresh || !current(ref.key, ref.gen) {
+			var ok bool
+			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
+				// A column the memory does not know: its first Close
+				// writes it there (ends differs).
+				cc.reuse = newReuseTracker()
+				ref.ends = cc.reuse.ends + 1
+			} else {
+				ref.ends = cc.reuse.ends
+			}
+		}
+		if cc.reuse.skip > 0 {
+			r.backedOff++
+		}
+	}
+	r.planLazy()
 }
 
 // Columns returns the result column names.
@@ -234,11 +272,30 @@ func (r *Rows) Columns() []string {
 	return r.names
 }
 
-// Close discards any unread rows and publishes this result set's cache counts.
+// Close discards any unread rows and publishes this result set's cache
+// counts. The connection keeps r for a later result set of its plan:
+// database/sql calls nothing of a driver's Rows after Close.
 func (r *Rows) Close() error {
+	if r.rows == nil {
+		return nil // closed already
+	}
 	r.rows.Close()
 	r.publish()
-	return r.rows.Err()
+	err := r.rows.Err()
+	r.rows, r.raws, r.names = nil, nil, nil
+	r.conn.keep(r)
+	return err
+}
+
+// flushMemory writes the trackers of a closed Rows that the connection no
+// longer keeps to the back-off's memory, where the memory has nothing newer:
+// the progress of windows not yet judged.
+func (r *Rows) flushMemory() {
+	for k := range r.cached {
+		if ref := &r.mem[k]; current(ref.key, ref.gen) {
+			ref.gen = remember(ref.key, r.cached[k].reuse)
+		}
+	}
 }
 
 // publish adds this result set's counts to the tables' counters, once.
@@ -254,13 +311,20 @@ func (r *Rows) publish() {
 	// shortened skips by them.
 	r.endBulk()
 	for k := range r.cached {
-		cc := &r.cached[k]
+		cc, ref := &r.cached[k], &r.mem[k]
 		cc.flush(&r.counts)
-		if !cc.lazy {
-			remember(r.keys[k], cc.reuse)
+		if cc.lazy {
+			// Its tracker is as the result set found it.
+			cc.reuse.skip = ref.lazySkip
+			continue
+		}
+		if cc.reuse.ends != ref.ends {
+			// A window ended: a judgement others should start from.
+			ref.gen, ref.ends = remember(ref.key, cc.reuse), cc.reuse.ends
 		}
 	}
 	publishCounts(&r.counts, r.tabs)
+	r.counts = [numTables]cache.Counts{}
 }
 
 // advance moves to the next row and records one sighting of each cached

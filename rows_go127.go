@@ -131,6 +131,7 @@ func (r *Rows) planLazy() {
 			if cc.reuse.skip == 0 {
 				r.backedOff++
 			}
+			r.mem[k].lazySkip = cc.reuse.skip
 			cc.reuse.skip = lazyRows
 			r.lazyCols = true
 		}

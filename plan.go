@@ -1,0 +1,146 @@
+package pgcache
+
+import (
+	"unsafe"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// A connection's plans. Applications run the same few queries again and
+// again, and most result sets are short: planning a result set from scratch
+// (each column's kind, its stdlib conversion, its wire route, its cached
+// path and its place in the back-off's memory; newRows in rows.go) and
+// allocating its Rows cost more than reading a row or two of it. So each
+// connection keeps the Rows of its last few closed result sets, planned, and
+// a result set whose columns and types match one of them reuses it — its
+// plan and its buffers — and only starts its per-result-set state afresh
+// (Rows.start). A result set matches a kept Rows when:
+//
+//   - its field descriptions are equal, field for field (name, table OID
+//     and attribute, type OID, size, modifier and format): pgx rewrites
+//     them for every result set, into a buffer of its own, so they are
+//     compared by value;
+//   - the connection's type map still gives every OID of its columns the
+//     same registered type and codec as when it was planned (a codec
+//     registered since, through Conn(), sends it to a fresh plan, as pgx
+//     stdlib plans each result set anew);
+//   - when a cached column is an expression, whose identity in the
+//     back-off's memory is the query's text (see columnKey), the text is
+//     the same.
+//
+// Kept Rows are bounded: keptPlans per connection, each holding its
+// columns' plan and buffers (a few hundred bytes, plus about 200 bytes per
+// column), replaced round-robin, and dropped with the connection.
+
+// keptPlans is how many closed Rows a connection keeps for reuse.
+const keptPlans = 4
+
+// planKey is what a kept Rows was planned for.
+type planKey struct {
+	fields []pgconn.FieldDescription // a copy of the result set's
+	types  []planType                // each distinct OID of the columns
+	query  string                    // the query text, when exprQuery
+	// exprQuery: a cached column is an expression, so its memory key is
+	// the query's text.
+	exprQuery bool
+}
+
+// planType is the type a connection's type map registered for an OID when
+// a result set was planned, and its codec, compared by identity: the
+// pointer to the type, and the codec interface's two words (a dynamic type
+// and a pointer), which unlike == never panics on a codec of an
+// incomparable type.
+type planType struct {
+	oid   uint32
+	typ   *pgtype.Type
+	codec [2]unsafe.Pointer
+}
+
+// typeOf returns oid's registered type in m, as planType records it.
+func typeOf(m *pgtype.Map, oid uint32) planType {
+	p := planType{oid: oid}
+	if t, ok := m.TypeForOID(oid); ok {
+		p.typ = t
+		p.codec = *(*[2]unsafe.Pointer)(unsafe.Pointer(&t.Codec))
+	}
+	return p
+}
+
+// newPlanKey records what a result set with fields, read by query on a
+// connection with type map m, is planned for.
+func newPlanKey(fields []pgconn.FieldDescription, query string, m *pgtype.Map, exprQuery bool) planKey {
+	k := planKey{fields: append([]pgconn.FieldDescription(nil), fields...), exprQuery: exprQuery}
+	if exprQuery {
+		k.query = query
+	}
+next:
+	for i := range fields {
+		oid := fields[i].DataTypeOID
+		for _, t := range k.types {
+			if t.oid == oid {
+				continue next
+			}
+		}
+		k.types = append(k.types, typeOf(m, oid))
+	}
+	return k
+}
+
+// matches reports whether a result set with fields, read by query on a
+// connection with type map m, can reuse the plan k was recorded for.
+func (k *planKey) matches(fields []pgconn.FieldDescription, query string, m *pgtype.Map) bool {
+	if len(fields) != len(k.fields) {
+		return false
+	}
+	for i := range fields {
+		if fields[i] != k.fields[i] {
+			return false
+		}
+	}
+	if k.exprQuery && query != k.query {
+		return false
+	}
+	for _, t := range k.types {
+		if typeOf(m, t.oid) != t {
+			return false
+		}
+	}
+	return true
+}
+
+// reuseRows returns, and takes out of the connection's kept Rows, one
+// planned for a result set like this one, or nil.
+func (c *Conn) reuseRows(fields []pgconn.FieldDescription, query string, m *pgtype.Map) *Rows {
+	for i, r := range c.kept {
+		if r != nil && r.plan.matches(fields, query, m) {
+			c.kept[i] = nil
+			return r
+		}
+	}
+	return nil
+}
+
+// keep keeps r, closed, for a later result set of its plan.
+func (c *Conn) keep(r *Rows) {
+	for i, k := range c.kept {
+		if k == nil {
+			c.kept[i] = r
+			return
+		}
+	}
+	c.kept[c.keepNext].flushMemory()
+	c.kept[c.keepNext] = r
+	c.keepNext = (c.keepNext + 1) % keptPlans
+}
+
+// dropKept writes the kept Rows' trackers to the back-off's memory and
+// forgets them (Close).
+func (c *Conn) dropKept() {
+	for i, r := range c.kept {
+		if r != nil {
+			r.flushMemory()
+			c.kept[i] = nil
+		}
+	}
+}
