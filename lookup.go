@@ -15,7 +15,9 @@ import (
 // the GC runs.
 func (r *Rows) empty(cc *cachedColumn) {
 	if cc.hasEntry {
-		r.cols[cc.col].cell = cell{}
+		if cellsRead {
+			r.cols[cc.col].cell = cell{}
+		}
 		r.vals[cc.col] = nil
 		cc.hasEntry = false
 	}
@@ -58,7 +60,9 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 
 // admit is sight for a value of a packed-key kind whose key advance has
 // looked up and not found: its sighting, and its admission on a second one.
-func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
+//
+// k is cc's index in Rows.cached.
+func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	var v sqldriver.Value
 	var o outcome
 	switch cc.kind {
@@ -67,7 +71,9 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 		if e, o = admitShort(numericTable, key, raw, &r.counts[tabNumeric], buildNumEntry); e != nil {
 			v = e.value
 		}
-		col.cell.num = e
+		if cellsRead {
+			r.cols[cc.col].cell.num = e
+		}
 	case kindText, kindFixed:
 		t, c := cc.table, &r.counts[tabText]
 		if cc.kind == kindFixed {
@@ -77,11 +83,11 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	r.vals[cc.col] = v
-	cc.hasEntry = true
+	cc.hasEntry = v != nil
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see reuseTracker.observeAdmission).
-	last := &r.lastMiss[r.cols[cc.col].cachedIdx]
+	last := &r.lastMiss[k]
 	quick := uint32(key) == *last
 	if o == missed {
 		*last = uint32(key)
@@ -95,7 +101,7 @@ func (r *Rows) admit(cc *cachedColumn, col *column, key uint64, raw []byte) {
 // outcome for the column's back-off.
 func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
 	r.vals[cc.col] = v
-	cc.hasEntry = true
+	cc.hasEntry = v != nil
 	if cc.reuse.observe(o) {
 		r.backedOff++
 	}

@@ -237,10 +237,10 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
 	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false
 	for k := range r.cached {
+		// (Cells may hold the entries of a kept Rows' last row: the first
+		// row's advance overwrites them. Its counts went at publish.)
 		cc, ref := &r.cached[k], &r.mem[k]
-		r.empty(cc)
 		cc.lazy = false
-		cc.hits, cc.bypassed, cc.bypassedLong = 0, 0, 0
 		r.lastMiss[k] = 0
 		if fresh || !current(ref.key, ref.gen) {
 			var ok bool
@@ -384,14 +384,18 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			if key, ok := cache.Pack(raw); ok {
 				if e, found := numericTable.Get(key); found {
 					cc.hits++
-					cols[cc.col].cell.num, vals[cc.col] = e, e.value
+					if cellsRead {
+						cols[cc.col].cell.num = e
+					} else {
+						vals[cc.col] = e.value
+					}
 					cc.hasEntry = true
 					if cc.reuse.observeHit() {
 						r.backedOff++
 					}
 					continue
 				}
-				r.admit(cc, &cols[cc.col], key, raw)
+				r.admit(cc, k, key, raw)
 				continue
 			}
 		case kindText, kindFixed:
@@ -412,7 +416,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					}
 					continue
 				}
-				r.admit(cc, &cols[cc.col], key, raw)
+				r.admit(cc, k, key, raw)
 				continue
 			}
 		}
@@ -463,9 +467,12 @@ func (r *Rows) wakeLazy(cc *cachedColumn) {
 
 // cell is a numeric or hstore column's entry for the current row: nil when
 // the value is NULL, bypassed the cache or was not found in it. Go 1.27's
-// direct routes scan from it; Rows.vals holds the same entry's driver value
-// for Next. (A type table's entry is its driver value and nothing else, so
-// those columns need only vals.)
+// direct routes scan from it, and its Next takes the entry's driver value
+// from it (entryValue); on Go 1.26, whose database/sql converts driver
+// values itself, Rows.vals holds the entry's driver value instead and the
+// cells are not kept (cellsRead), so a hit stores one pointer, not two. (A
+// type table's entry is its driver value and nothing else, so those columns
+// keep only vals, under either.)
 type cell struct {
 	num *numEntry
 	hs  *hsEntry
@@ -508,13 +515,13 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	if r.inBulk {
 		return r.nextBulk(dest, raws)
 	}
-	vals, conv := r.vals, r.conv
+	conv := r.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			continue
 		}
-		if v := vals[i]; v != nil {
+		if v := r.entryValue(i); v != nil {
 			dest[i] = v // a cache entry's pre-boxed value
 			continue
 		}

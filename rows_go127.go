@@ -45,6 +45,30 @@ func (r *Rows) NextRow() error {
 	return nil
 }
 
+// cellsRead says whether the columns' cells are read (see cell): Go 1.27's
+// direct routes read a numeric or hstore column's entry from its cell.
+const cellsRead = true
+
+// entryValue returns the driver value of column i's cache entry for the
+// current row, nil when it has none: a numeric or hstore entry's from the
+// column's cell, where advance keeps it, a type table's from vals.
+func (r *Rows) entryValue(i int) sqldriver.Value {
+	col := &r.cols[i]
+	switch col.kind {
+	case kindNumeric:
+		if e := col.cell.num; e != nil {
+			return e.value
+		}
+		return nil
+	case kindHstore:
+		if e := col.cell.hs; e != nil {
+			return e.value
+		}
+		return nil
+	}
+	return r.vals[i]
+}
+
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
 var (
 	errDestNotPointer = errors.New("destination not a pointer")
