@@ -13,6 +13,14 @@
 # With RUNS=n each cell runs n times, the drivers interleaved, and the
 # median is printed with the runs.
 #
+# With DATA short/PATTERN/ROWS it counts BenchmarkShortQueries cells instead,
+# per query: the instructions of N+200 queries of ROWS rows of PATTERN
+# (pairs, distinct or repeating) less those of 200, divided by N (the second
+# argument), so that starting the program and the warm-up drop out; one P
+# (-test.cpu 1), as the benchmark's comment asks. No data set is needed.
+#
+#   RUNS=3 bench/cachegrind.sh short/distinct/1 3000 pgx pgcache pgcache-off
+#
 # It needs valgrind (apt-get install valgrind) and a server that already
 # holds the data set (run the benchmark once against $PGCACHE_TEST_DSN
 # first), so that loading it is not counted. Each cell runs 3 timed scans
@@ -39,13 +47,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/bench.test
 go test -c -o "$bin" .
-# count DRIVER prints the instructions per value of one run of its cell.
-count() {
-	local drv=$1 out=$tmp/cachegrind.out
+# total BENCH N [FLAG...] prints the client instructions of a run of the
+# benchmark cell BENCH (a -test.bench pattern) N times.
+total() {
+	local out=$tmp/cachegrind.out sel=$1 n=$2
+	shift 2
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
-		-test.run '^$' -test.bench "^BenchmarkScan\$/^driver=$drv\$/^dest=${DEST:-natural}\$/^data=$data\$" \
-		-test.benchtime 3x >/dev/null 2>&1
-	cg_annotate --threshold=0 "$out" | awk -v n="$((4 * values))" '
+		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >/dev/null 2>&1
+	cg_annotate --threshold=0 "$out" | awk '
 		/file:function/ { on = 1; next }
 		/Auto-annotated source/ { on = 0 }
 		on && $2 ~ /^\(/ {
@@ -56,10 +65,27 @@ count() {
 			if ($0 ~ /:runtime\.(findRunnable|casgstatus|wakep|goschedImpl|gosched_m|schedule|execute|globrunqget|globrunqgetbatch|mcall|lock2|unlock2|\(\*m\)\.clearAllpSnapshot|\(\*timers\)\.check|\(\*timeHistogram\)\.record|pidleget|pidlegetSpinning|\(\*gcControllerState\)\.releaseNextGCMarkWorker|nanotime1\.abi0|GC)$/) next
 			sum += $1
 		}
-		END { printf "%.0f\n", sum / n }'
+		END { printf "%.0f\n", sum }'
+}
+# count DRIVER prints the instructions per value of one run of its cell, or
+# per query of a short-query cell.
+count() {
+	local drv=$1
+	if [[ $data == short/* ]]; then
+		local pattern rows sel
+		IFS=/ read -r _ pattern rows <<<"$data"
+		sel="^BenchmarkShortQueries\$/^pattern=$pattern\$/^rows=$rows\$/^driver=$drv\$"
+		echo $((($(total "$sel" $((values + 200)) -test.cpu 1) - $(total "$sel" 200 -test.cpu 1)) / values))
+		return
+	fi
+	local sum
+	sum=$(total "^BenchmarkScan\$/^driver=$drv\$/^dest=${DEST:-natural}\$/^data=$data\$" 3)
+	echo $(((sum + 2 * values) / (4 * values)))
 }
 # RUNS rounds over the drivers, interleaved; each driver's runs, then their
 # median.
+unit=value
+[[ $data == short/* ]] && unit=query
 declare -A runs
 for ((round = 1; round <= ${RUNS:-1}; round++)); do
 	for drv in "$@"; do
@@ -69,5 +95,5 @@ done
 for drv in "$@"; do
 	# shellcheck disable=SC2086 # the runs are words
 	median=$(printf '%s\n' ${runs[$drv]} | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
-	printf '%-16s %6s instructions/value (runs: %s)\n' "${drv//\\/}" "$median" "${runs[$drv]% }"
+	printf '%-16s %6s instructions/%s (runs: %s)\n' "${drv//\\/}" "$median" "$unit" "${runs[$drv]% }"
 done
