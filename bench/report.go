@@ -118,8 +118,12 @@ func target(c Cell) string {
 	switch c.Dest {
 	case PgcacheTypes:
 		return "pgcache types"
-	case Natural, Typed, PgcacheTyped:
-		return string(c.Dest) + " types"
+	case Natural:
+		return "natural types"
+	case Typed:
+		return "natural types, *apd.Decimal, " + target(Cell{c.Driver, PgtypeHstore})
+	case PgcacheTyped:
+		return "natural types, *pgcache.Decimal, *pgcache.Hstore"
 	}
 	return "*" + destLabel(c)
 }
