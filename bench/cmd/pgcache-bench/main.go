@@ -1,6 +1,7 @@
 // Command pgcache-bench measures how much client time and memory pgcache
-// saves reading numeric and hstore columns, against pgx's database/sql driver,
-// lib/pq, pgcache with its cache off, and native pgx.
+// saves reading numeric and hstore columns and rows of mixed columns, against
+// pgx's database/sql driver, lib/pq, pgcache with its cache off, and native
+// pgx.
 //
 // With no arguments it starts a throwaway PostgreSQL server (see
 // internal/pgtest), loads the benchmark data sets, measures every driver and
