@@ -236,7 +236,7 @@ func (d DataSet) Dests() []Dest {
 func (d DataSet) Cells() []Cell {
 	hstore := d.hasHstore()
 	var cells []Cell
-	for _, c := range cells0(d.Kind, d.Dests()) {
+	for _, c := range cellsOf(d.Kind, d.Dests()) {
 		if c.Driver == PgxNative && c.Dest == Natural && hstore {
 			// With hstore registered pgx reads it in binary, and its hstore
 			// codec scans binary only into map types, not into *string.

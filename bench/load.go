@@ -26,8 +26,9 @@ var ErrNotLoaded = errors.New("bench: data set not loaded")
 // Load makes sure the tables of sets hold their data, loading those that do
 // not: missing tables, tables of another row count or generator version, and
 // tables whose load did not finish. It creates the hstore extension if a
-// data set has an hstore column, and a table's enum types with the table. A table that is already right is left alone, so
-// calling Load once per process costs a few catalog queries.
+// data set has an hstore column, and a table's enum types ([DataSet.Enums])
+// with the table. A table that is already right is left alone, so calling
+// Load once per process costs a few catalog queries.
 //
 // A table is loaded with COPY … FREEZE in one transaction that also creates
 // it and sets its marker comment, under an advisory lock, so processes sharing

@@ -134,9 +134,9 @@ func (c Cell) Supported(k Kind) (ok bool, why string) {
 // Cells returns every supported cell for data of kind k, destination-major,
 // so that the drivers compared for one destination run next to each other.
 // [DataSet.Cells] is the same for a data set, with its own destinations.
-func Cells(k Kind) []Cell { return cells0(k, Dests(k)) }
+func Cells(k Kind) []Cell { return cellsOf(k, Dests(k)) }
 
-func cells0(k Kind, dests []Dest) []Cell {
+func cellsOf(k Kind, dests []Dest) []Cell {
 	var cells []Cell
 	for _, dest := range dests {
 		for _, drv := range Drivers {
