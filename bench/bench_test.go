@@ -79,7 +79,7 @@ func BenchmarkScan(b *testing.B) {
 	for _, d := range bench.DataSets() {
 		d = d.WithRows(*rowsFlag)
 		w := d.Workload()
-		for _, c := range bench.Cells(d.Kind) {
+		for _, c := range d.Cells() {
 			b.Run(fmt.Sprintf("driver=%s/dest=%s/data=%s", c.Driver, c.Dest, d.Name), func(b *testing.B) {
 				env := openBenchEnv(b)
 				loadDataSet(b, d)
@@ -146,7 +146,7 @@ func TestCells(t *testing.T) {
 
 	for _, d := range sets {
 		w := d.Workload()
-		for _, c := range bench.Cells(d.Kind) {
+		for _, c := range d.Cells() {
 			for range 2 { // the second read of a pgcache cell hits the cache
 				n, err := env.Scan(ctx, c, w)
 				if err != nil {
@@ -169,13 +169,17 @@ func checkTexts(t *testing.T, ctx context.Context, dsn string, d bench.DataSet) 
 	for row := range d.Generate() {
 		want = append(want, append([]string(nil), row...))
 	}
-	// Dates reach *string as RFC 3339 times through database/sql; read their
-	// text instead (char(n) must not be cast: ::text drops its padding).
+	// Dates and times reach *string as RFC 3339 times through database/sql;
+	// read their text instead (char(n) must not be cast: ::text drops its
+	// padding), timestamptz in UTC as the generators print it.
 	names := make([]string, len(d.Columns))
 	for i, c := range d.Columns {
 		names[i] = c.Name
-		if c.Type == "date" {
+		switch c.Type {
+		case "date":
 			names[i] += "::text"
+		case "timestamptz":
+			names[i] = fmt.Sprintf(`to_char(%s at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS"+00"')`, c.Name)
 		}
 	}
 	query := "select " + strings.Join(names, ", ") + " from " + d.Table + " order by ctid"

@@ -5,10 +5,14 @@
 #
 #   PGCACHE_TEST_DSN=... [RUNS=n] [DEST=d] bench/cachegrind.sh DATA ROWS×COLUMNS DRIVER...
 #   e.g. RUNS=3 bench/cachegrind.sh orderlines 3200000 pgx 'pgcache\+types'
+#        RUNS=3 bench/cachegrind.sh shop 1600000 pgx pgcache pgcache-off 'pgcache\+types'
+#        DEST=pgcache-typed bench/cachegrind.sh shop 1600000 pgcache
 #        DEST=string bench/cachegrind.sh repetitive 1000000 pgx pgcache
 #
-# DEST is the cells' destination (default natural, which the mixed data
-# sets have; the numeric and hstore ones are scanned into string, …).
+# ROWS×COLUMNS is the data set's values per scan (orderlines 200000 × 16,
+# shop 200000 × 8, …; see bench/README.md). DEST is the cells' destination
+# (default natural, which the mixed data sets have; shop also has typed and
+# pgcache-typed; the numeric and hstore ones are scanned into string, …).
 #
 # With RUNS=n each cell runs n times, the drivers interleaved, and the
 # median is printed with the runs.

@@ -23,8 +23,8 @@ const (
 	Hstore
 	// Other is any other type; only user queries (see [QueryCells]) have it.
 	Other
-	// Lines is a data set of mixed column types shaped like TPC-H's
-	// LINEITEM, read into each column's natural Go type ([Natural]).
+	// Lines is a data set of mixed column types (TPC-H's LINEITEM, a shop's
+	// order rows, …), read into each column's natural Go type ([Natural]).
 	Lines
 )
 
@@ -35,7 +35,7 @@ func (k Kind) String() string {
 	case Hstore:
 		return "hstore"
 	case Lines:
-		return "order lines"
+		return "mixed"
 	}
 	return "other"
 }
@@ -52,6 +52,13 @@ const seed = 20240917
 type Column struct {
 	Name string
 	Type string // SQL type, as in CREATE TABLE
+}
+
+// Enum is an enum type a data set's table uses; [Load] creates it with the
+// table.
+type Enum struct {
+	Name   string
+	Labels []string
 }
 
 // DataSet describes one benchmark table: its shape, what it models and how
@@ -71,8 +78,11 @@ type DataSet struct {
 	Rows int
 	// Models says, in one line, what kind of production data this stands for.
 	Models string
+	// Enums are the enum types the columns use.
+	Enums []Enum
 
-	maxRows int // 0: no limit
+	maxRows int    // 0: no limit
+	dests   []Dest // nil: Dests(Kind)
 	gen     func(r *rand.Rand, rows int) iter.Seq[[]string]
 }
 
@@ -179,6 +189,20 @@ func DataSets() []DataSet {
 			gen:    genOrderLines,
 		},
 		{
+			Name:  "shop",
+			Table: "bench_shop",
+			Kind:  Lines,
+			Columns: []Column{
+				{"id", "int8"}, {"sku", "text"}, {"price", "numeric(10,2)"}, {"vat", "numeric(4,2)"},
+				{"qty", "int4"}, {"status", shopStatus.Name}, {"created_at", "timestamptz"}, {"attrs", "hstore"},
+			},
+			Rows:   200_000,
+			Models: "a shop's order rows: distinct ids, skus from a catalogue of 3000 with their prices, a few VAT rates, small quantities, a status enum, advancing times, attribute maps that repeat",
+			Enums:  []Enum{shopStatus},
+			dests:  []Dest{RawBytes, Natural, Typed, PgcacheTyped},
+			gen:    genShop,
+		},
+		{
 			Name:    "distinct-keys",
 			Table:   "bench_distinct_keys",
 			Kind:    Lines,
@@ -197,6 +221,30 @@ func DataSets() []DataSet {
 			gen:     genHstoreDistinct,
 		},
 	}
+}
+
+// Dests returns the destinations benchmarked on d.
+func (d DataSet) Dests() []Dest {
+	if d.dests != nil {
+		return d.dests
+	}
+	return Dests(d.Kind)
+}
+
+// Cells returns every cell that can read d, destination-major, so that the
+// drivers compared for one destination run next to each other.
+func (d DataSet) Cells() []Cell {
+	hstore := d.hasHstore()
+	var cells []Cell
+	for _, c := range cellsOf(d.Kind, d.Dests()) {
+		if c.Driver == PgxNative && c.Dest == Natural && hstore {
+			// With hstore registered pgx reads it in binary, and its hstore
+			// codec scans binary only into map types, not into *string.
+			continue
+		}
+		cells = append(cells, c)
+	}
+	return cells
 }
 
 // LookupDataSet returns the data set called name.
@@ -465,6 +513,86 @@ func genOrderLines(r *rand.Rand, rows int) iter.Seq[[]string] {
 				if !yield(row) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// shopStatus is the shop data set's order status type.
+var shopStatus = Enum{"bench_shop_status", []string{"pending", "paid", "shipped", "delivered", "cancelled", "refunded"}}
+
+// weighted returns a function that draws one of values, value i with
+// probability weights[i] / sum(weights).
+func weighted(r *rand.Rand, values []string, weights []int) func() string {
+	var total int
+	cum := make([]int, len(weights))
+	for i, w := range weights {
+		total += w
+		cum[i] = total
+	}
+	return func() string {
+		n := r.IntN(total)
+		i, _ := slices.BinarySearch(cum, n+1)
+		return values[i]
+	}
+}
+
+// genShop generates a shop's order rows. Each sku of a catalogue of 3000
+// short codes has its own price, one of 300 price points, and is ordered
+// with Zipf-distributed popularity; VAT rates, quantities and statuses are
+// drawn with fixed weights; created_at advances by 1 to 90 seconds a row;
+// attrs holds a sales channel and, often, a colour and a size, and now and
+// then a gift flag: a few hundred distinct maps.
+func genShop(r *rand.Rand, rows int) iter.Seq[[]string] {
+	prices := pricePool(r, 300)
+	type item struct{ sku, price string }
+	catalogue := make([]item, 3000)
+	seen := make(map[string]bool, len(catalogue))
+	for i := range catalogue {
+		for {
+			sku := fmt.Sprintf("%c%c-%05d", 'A'+r.IntN(26), 'A'+r.IntN(26), r.IntN(100_000))
+			if !seen[sku] {
+				seen[sku] = true
+				catalogue[i] = item{sku, prices[r.IntN(len(prices))]}
+				break
+			}
+		}
+	}
+	popular := rand.NewZipf(r, 1.1, 8, uint64(len(catalogue)-1))
+	vat := weighted(r, []string{"20.00", "10.00", "5.50", "0.00", "19.00", "7.00", "21.00"}, []int{55, 12, 8, 5, 10, 5, 5})
+	qty := weighted(r, []string{"1", "2", "3", "4", "5", "6", "10", "12", "24"}, []int{60, 18, 8, 4, 3, 2, 2, 2, 1})
+	status := weighted(r, shopStatus.Labels, []int{4, 6, 8, 75, 5, 2})
+	channel := weighted(r, []string{"web", "app", "store", "phone"}, []int{50, 30, 15, 5})
+	colour := weighted(r, []string{"black", "white", "navy", "grey", "red", "green"}, []int{30, 25, 15, 12, 10, 8})
+	size := weighted(r, []string{"S", "M", "L", "XL", "XS", "XXL"}, []int{20, 30, 25, 12, 8, 5})
+	return func(yield func([]string) bool) {
+		row := make([]string, 8)
+		id := int64(1_000_000)
+		at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+		for range rows {
+			id += 1 + r.Int64N(3)
+			at = at.Add(time.Duration(1+r.IntN(90)) * time.Second)
+			it := catalogue[popular.Uint64()]
+			pairs := [][2]string{{"channel", channel()}}
+			if r.IntN(10) < 7 {
+				pairs = append(pairs, [2]string{"colour", colour()})
+			}
+			if r.IntN(10) < 6 {
+				pairs = append(pairs, [2]string{"size", size()})
+			}
+			if r.IntN(20) == 0 {
+				pairs = append(pairs, [2]string{"gift", "yes"})
+			}
+			row[0] = strconv.FormatInt(id, 10)
+			row[1] = it.sku
+			row[2] = it.price
+			row[3] = vat()
+			row[4] = qty()
+			row[5] = status()
+			row[6] = at.Format("2006-01-02 15:04:05") + "+00"
+			row[7] = hstoreText(pairs)
+			if !yield(row) {
+				return
 			}
 		}
 	}

@@ -11,9 +11,11 @@
 // # Data sets
 //
 // [DataSets] are deterministic tables (fixed seed, fixed generators) that
-// model repetitive and worst-case numeric and hstore columns. [Load] creates
-// them once per server with COPY and marks each with a version comment;
-// [Check] verifies them without writing.
+// model repetitive and worst-case numeric and hstore columns, and rows of
+// mixed columns (TPC-H's order lines, a shop's order rows) read into the
+// types applications already have. [Load] creates them once per server with
+// COPY and marks each with a version comment; [Check] verifies them without
+// writing.
 //
 // # Cells
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -24,9 +25,10 @@ var ErrNotLoaded = errors.New("bench: data set not loaded")
 
 // Load makes sure the tables of sets hold their data, loading those that do
 // not: missing tables, tables of another row count or generator version, and
-// tables whose load did not finish. It creates the hstore extension if an
-// hstore data set needs it. A table that is already right is left alone, so
-// calling Load once per process costs a few catalog queries.
+// tables whose load did not finish. It creates the hstore extension if a
+// data set has an hstore column, and a table's enum types ([DataSet.Enums])
+// with the table. A table that is already right is left alone, so calling
+// Load once per process costs a few catalog queries.
 //
 // A table is loaded with COPY … FREEZE in one transaction that also creates
 // it and sets its marker comment, under an advisory lock, so processes sharing
@@ -39,12 +41,9 @@ func Load(ctx context.Context, dsn string, sets []DataSet, progress func(msg str
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 
-	for _, d := range sets {
-		if d.Kind == Hstore {
-			if err := createHstore(ctx, conn); err != nil {
-				return err
-			}
-			break
+	if slices.ContainsFunc(sets, DataSet.hasHstore) {
+		if err := createHstore(ctx, conn); err != nil {
+			return err
 		}
 	}
 	for _, d := range sets {
@@ -150,10 +149,17 @@ func loadTable(ctx context.Context, conn *pgx.Conn, d DataSet) error {
 	if loaded(ctx, conn, d) == nil { // another process loaded it while we waited
 		return nil
 	}
-	for _, q := range []string{
-		"drop table if exists " + table,
-		"create table " + table + " (" + strings.Join(defs, ", ") + ")",
-	} {
+	stmts := []string{"drop table if exists " + table}
+	for _, e := range d.Enums {
+		name := pgx.Identifier{e.Name}.Sanitize()
+		labels := make([]string, len(e.Labels))
+		for i, l := range e.Labels {
+			labels[i] = "'" + strings.ReplaceAll(l, "'", "''") + "'"
+		}
+		stmts = append(stmts, "drop type if exists "+name, "create type "+name+" as enum ("+strings.Join(labels, ", ")+")")
+	}
+	stmts = append(stmts, "create table "+table+" ("+strings.Join(defs, ", ")+")")
+	for _, q := range stmts {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return err
 		}
@@ -183,6 +189,11 @@ func loadTable(ctx context.Context, conn *pgx.Conn, d DataSet) error {
 	// table as every later one does.
 	_, err = conn.Exec(ctx, "vacuum (analyze) "+table)
 	return err
+}
+
+// hasHstore reports whether a column of d is an hstore.
+func (d DataSet) hasHstore() bool {
+	return slices.ContainsFunc(d.Columns, func(c Column) bool { return c.Type == "hstore" })
 }
 
 // copyRows writes d's rows to w in COPY text format.

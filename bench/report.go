@@ -115,8 +115,15 @@ func destLabel(c Cell) string {
 
 // target names what a cell scans into, for prose.
 func target(c Cell) string {
-	if c.Dest == PgcacheTypes {
+	switch c.Dest {
+	case PgcacheTypes:
 		return "pgcache types"
+	case Natural:
+		return "natural types"
+	case Typed:
+		return "natural types, *apd.Decimal, " + target(Cell{c.Driver, PgtypeHstore})
+	case PgcacheTyped:
+		return "natural types, *pgcache.Decimal, *pgcache.Hstore"
 	}
 	return "*" + destLabel(c)
 }
@@ -175,6 +182,13 @@ func (r Report) headlines() []string {
 			{Cell{Pgcache, PgcacheHstore}, Cell{Pgx, PgtypeHstore}},
 			{Cell{Pgcache, PgcacheHstore}, Cell{PgxNative, PgtypeHstore}},
 			{Cell{Pgcache, PgcacheHstore}, Cell{PgcacheOff, PgcacheHstore}},
+		}
+	case Lines:
+		pairs = []pair{
+			{Cell{Pgcache, Natural}, Cell{Pgx, Natural}},
+			{Cell{PgcacheAll, Natural}, Cell{Pgx, Natural}},
+			{Cell{Pgcache, PgcacheTyped}, Cell{Pgx, Typed}},
+			{Cell{Pgcache, PgcacheTyped}, Cell{Pgx, Natural}},
 		}
 	default:
 		pairs = []pair{

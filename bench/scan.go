@@ -78,9 +78,18 @@ const (
 	// user queries.
 	PgcacheTypes Dest = "pgcache-types"
 	// Natural scans each column of a mixed data set into the Go type an
-	// application would use: int8 into *int64, int4 into *int32, date into
-	// *time.Time, text, char, varchar and numeric into *string.
+	// application would use: int8 into *int64, int4 into *int32, date and
+	// timestamps into *time.Time, and everything else — text, char,
+	// varchar, enums, numeric and hstore — into *string.
 	Natural Dest = "natural"
+	// Typed is [Natural] but for numeric columns, scanned into
+	// *apd.Decimal, and hstore columns, into *pgtype.Hstore (for [Pq] its
+	// own hstore type, as with [PgtypeHstore]): an application that wants
+	// values rather than texts, with pgx stdlib.
+	Typed Dest = "typed"
+	// PgcacheTyped is [Natural] but for numeric columns, scanned into
+	// *pgcache.Decimal, and hstore columns, into *pgcache.Hstore.
+	PgcacheTyped Dest = "pgcache-typed"
 )
 
 // Dests returns the destinations benchmarked for columns of kind k.
@@ -124,9 +133,12 @@ func (c Cell) Supported(k Kind) (ok bool, why string) {
 
 // Cells returns every supported cell for data of kind k, destination-major,
 // so that the drivers compared for one destination run next to each other.
-func Cells(k Kind) []Cell {
+// [DataSet.Cells] is the same for a data set, with its own destinations.
+func Cells(k Kind) []Cell { return cellsOf(k, Dests(k)) }
+
+func cellsOf(k Kind, dests []Dest) []Cell {
 	var cells []Cell
-	for _, dest := range Dests(k) {
+	for _, dest := range dests {
 		for _, drv := range Drivers {
 			c := Cell{drv, dest}
 			if drv == PgcacheAll && (k == Numeric || k == Hstore) {
@@ -351,8 +363,8 @@ func pointers(c Cell, w Workload) ([]any, error) {
 			return nil, errors.New(why)
 		}
 		var p any
-		if c.Dest == Natural && i < len(w.Types) {
-			p = naturalPointer(w.Types[i])
+		if (c.Dest == Natural || c.Dest == Typed || c.Dest == PgcacheTyped) && i < len(w.Types) {
+			p = naturalPointer(c, w.Types[i])
 		} else {
 			p = newPointer(c, k)
 		}
@@ -365,8 +377,22 @@ func pointers(c Cell, w Workload) ([]any, error) {
 }
 
 // naturalPointer returns the destination an application would scan a column
-// of SQL type typ into.
-func naturalPointer(typ string) any {
+// of SQL type typ into: its natural Go type, or for [Typed] and
+// [PgcacheTyped] the decimal and map types of numeric and hstore columns.
+func naturalPointer(c Cell, typ string) any {
+	numeric := typ == "numeric" || strings.HasPrefix(typ, "numeric(")
+	switch {
+	case c.Dest == Typed && numeric:
+		return new(apd.Decimal)
+	case c.Dest == Typed && typ == "hstore" && c.Driver == Pq:
+		return new(pqhstore.Hstore)
+	case c.Dest == Typed && typ == "hstore":
+		return new(pgtype.Hstore)
+	case c.Dest == PgcacheTyped && numeric:
+		return new(pgcache.Decimal)
+	case c.Dest == PgcacheTyped && typ == "hstore":
+		return new(pgcache.Hstore)
+	}
 	switch {
 	case typ == "int8" || typ == "bigint":
 		return new(int64)

@@ -1,6 +1,7 @@
 // Command pgcache-bench measures how much client time and memory pgcache
-// saves reading numeric and hstore columns, against pgx's database/sql driver,
-// lib/pq, pgcache with its cache off, and native pgx.
+// saves reading numeric and hstore columns and rows of mixed columns, against
+// pgx's database/sql driver, lib/pq, pgcache with its cache off, and native
+// pgx.
 //
 // With no arguments it starts a throwaway PostgreSQL server (see
 // internal/pgtest), loads the benchmark data sets, measures every driver and
@@ -64,12 +65,13 @@ type config struct {
 }
 
 // mainDests are the destinations measured by default: what database/sql users
-// scan into, the RawBytes floor, pgcache's types, and each order-lines column
-// into its natural Go type. map[string]string applies on Go 1.27 only.
+// scan into, the RawBytes floor, pgcache's types, and each column of the mixed
+// data sets into its natural Go type (and, on shop, numeric and hstore into
+// decimal and map types). map[string]string applies on Go 1.27 only.
 var mainDests = []bench.Dest{
 	bench.RawBytes, bench.String, bench.Any, bench.Float64, bench.ApdDecimal, bench.ShopspringDec,
 	bench.PgtypeNumeric, bench.PgcacheDecimal, bench.PgtypeHstore, bench.PgcacheHstore,
-	bench.StringMap, bench.Natural,
+	bench.StringMap, bench.Natural, bench.Typed, bench.PgcacheTyped,
 }
 
 func main() {
@@ -239,7 +241,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	for _, d := range sets {
 		var cells []bench.Cell
-		for _, c := range bench.Cells(d.Kind) {
+		for _, c := range d.Cells() {
 			if slices.Contains(dests, c.Dest) && slices.Contains(drivers, c.Driver) {
 				cells = append(cells, c)
 			}
@@ -327,7 +329,9 @@ func selectDests(list string) ([]bench.Dest, error) {
 		return mainDests, nil
 	}
 	all := append(bench.Dests(bench.Numeric), bench.Dests(bench.Hstore)...)
-	all = append(all, bench.Dests(bench.Lines)...)
+	for _, d := range bench.DataSets() {
+		all = append(all, d.Dests()...)
+	}
 	var dests []bench.Dest
 	for name := range strings.SplitSeq(list, ",") {
 		d := bench.Dest(strings.TrimSpace(name))
