@@ -13,3 +13,7 @@ func planWire(*pgtype.Map, *pgconn.FieldDescription) wireKind { return wireNone 
 
 // planLazy is Go 1.27's; before it every cached column looks its table up.
 func (r *Rows) planLazy() {}
+
+// routeMemo is Go 1.27's memory of a column's destination; before Go 1.27
+// database/sql converts driver values itself.
+type routeMemo struct{}
