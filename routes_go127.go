@@ -113,21 +113,19 @@ type routeMemo struct {
 	routes *destRoutes
 }
 
-// routesFor returns the routes into dest's type, choosing them when dest's
-// type is not the one the column saw last.
+// routesFor returns the routes into dest's type (dest is not nil),
+// choosing them when the type is not the one the column saw last.
 func (m *routeMemo) routesFor(dest any) *destRoutes {
-	if t := typeWord(dest); t == m.typ && t != nil {
+	t := typeWord(dest)
+	if t == m.typ {
 		return m.routes
 	}
-	return m.choose(dest)
+	return m.choose(t)
 }
 
-// choose looks dest's type up in the table and remembers its row.
-func (m *routeMemo) choose(dest any) *destRoutes {
-	t := typeWord(dest)
-	if t == nil {
-		return &noRoutes
-	}
+// choose looks the type whose type word is t up in the table and
+// remembers its row.
+func (m *routeMemo) choose(t unsafe.Pointer) *destRoutes {
 	rt := routeTable[t]
 	if rt == nil {
 		rt = &noRoutes

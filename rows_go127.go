@@ -62,6 +62,9 @@ var (
 // driver value boxed and no reflection. A value with no route takes pgx
 // stdlib's road.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	if dest == nil {
+		return errDestNotPointer
+	}
 	var v sqldriver.Value // the cache entry's driver value, if the cell has one
 	col := &r.cols[index]
 	rt := col.dest.routesFor(dest)
