@@ -22,9 +22,10 @@ import (
 // (driver.RowsColumnScanner) and no longer calls Next. pgcache keeps pgx
 // stdlib's contract for that hook — database/sql's conversions for scalar
 // and sql.Scanner destinations, pgx's type map for everything else (slices,
-// pgtype.Array, ranges, …) — and adds direct routes for values found in the
-// cache: the destination is filled from the cache entry, with no
-// convertAssign reflection, no second lookup and no parsing (scan_go127.go).
+// pgtype.Array, ranges, …) — and adds direct routes (the route table,
+// routes_go127.go): the common destinations are filled from the cache entry,
+// or from the wire bytes of a value the cache does not hold, with no
+// convertAssign reflection, no second lookup and no parsing.
 var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 
 // NextRow advances to the next row, recording one sighting of each cached
