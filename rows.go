@@ -102,16 +102,12 @@ const (
 
 // column is one result column.
 type column struct {
-	// dest is Go 1.27's memory of the last destination's type and that
-	// type's routes (routeMemo). Before Go 1.27 it has no size, and is
-	// first so that it adds none (a last field of no size is padded).
-	//lint:ignore U1000 used by ScanColumn on Go 1.27 (rows_go127.go)
-	dest routeMemo
-
 	kind      columnKind
 	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
 	cachedIdx int32    // a cached column's index in Rows.cached
-	cell      cell     // numeric and hstore: the current row's entry
+	//lint:ignore U1000 used by ScanColumn on Go 1.27 (rows_go127.go)
+	dest routeMemo // Go 1.27: the last destination type and its routes (no size before Go 1.27; not last, which would pad it)
+	cell cell      // numeric and hstore: the current row's entry
 }
 
 // cachedColumn is what advance keeps for a column that goes through the
