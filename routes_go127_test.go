@@ -4,9 +4,11 @@ package pgcache_test
 
 import (
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -129,4 +131,70 @@ func TestWireRouteAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRouteDestinationChanges: a column scanned into a destination type
+// other than the one before chooses its routes again. Each row's column is
+// scanned twice, into the next two types of a cycle (*int64, *string,
+// *int64, *any, …), so the type changes from scan to scan, within a row and
+// from row to row, and every scan gives what pgx stdlib gives — range and
+// syntax errors too — uncached (wire routes), and cached through miss,
+// admission and hit (pgcache_types=all), in every exec mode.
+func TestRouteDestinationChanges(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	cycle := []target{tInt64, tString, tInt64, tAny, tNullInt64, tFloat64, targetOf("int8", goSyntax[int8]),
+		tBytes, tNullString, targetOf("uint16", goSyntax[uint16]), tBool, tRawBytes, tInt32, tNullF64,
+		targetOf("time.Time", func(p *time.Time) string { return p.String() }), tNullString}
+	// Values repeat, so that the tables hold them by the later rows.
+	series := func(expr string) string {
+		return "select " + expr + " from generate_series(0, 59) i order by i"
+	}
+	queries := []string{
+		series("(array[1, 300, -2, 0, 12, 127])[i % 6 + 1]::int8"),
+		series("(array[1, 300, 70000, 0])[i % 4 + 1]::int4"),
+		series("(array[1, 300, 32767, 0])[i % 4 + 1]::int2"),
+		series("(array[1.00, 300, 2.5, 0, -7])[i % 5 + 1]::numeric"),
+		series("(array['1', '300', 't', 'abc', '12.5'])[i % 5 + 1]::text"),
+		series("(array['7', 'MAIL', '0'])[i % 3 + 1]::varchar(10)"),
+		series("(array[1.5, 300, 0, 'NaN'])[i % 4 + 1]::float8"),
+		series("(array[true, false])[i % 2 + 1]"),
+		series("'1995-03-15'::date + i % 7"),
+		series("'1995-03-15 10:00+02'::timestamptz + (i % 5) * interval '1 hour'"),
+		series("case when i % 4 = 3 then NULL else (i % 3)::int8 end"),
+	}
+	read := func(db *sql.DB, query string) []string {
+		rows, err := db.Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var lines []string
+		for i := 0; rows.Next(); i++ {
+			for k := range 2 {
+				tg := cycle[(2*i+k)%len(cycle)]
+				dest := tg.new()
+				if err := rows.Scan(dest); err != nil {
+					lines = append(lines, tg.name+": scan error: "+errShow(err))
+				} else {
+					lines = append(lines, tg.name+": "+tg.show(dest))
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return lines
+	}
+	eachModeAndTypes(t, dsn, func(t *testing.T, d string, params []string) {
+		std := openDB(t, stdDriver, d)
+		pc := openDB(t, pcDriver, withParams(t, d, params...))
+		for _, q := range queries {
+			want := read(std, q)
+			checkReference(t, q, want)
+			pgcache.ResetCache()
+			for pass := 1; pass <= passes; pass++ {
+				compareLines(t, fmt.Sprintf("%s, pass %d", q, pass), want, read(pc, q))
+			}
+		}
+	})
 }

@@ -107,7 +107,9 @@ type column struct {
 	kind      columnKind
 	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
 	cachedIdx int32    // a cached column's index in Rows.cached
-	cell      cell     // numeric and hstore: the current row's entry
+	//lint:ignore U1000 used by ScanColumn on Go 1.27 (rows_go127.go)
+	dest routeMemo // Go 1.27: the last destination type and its routes (no size before Go 1.27; not last, which would pad it)
+	cell cell      // numeric and hstore: the current row's entry
 }
 
 // cachedColumn is what advance keeps for a column that goes through the

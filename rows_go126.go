@@ -23,3 +23,7 @@ const cellsRead = false
 // entryValue returns the driver value of column i's cache entry for the
 // current row, nil when it has none.
 func (r *Rows) entryValue(i int) sqldriver.Value { return r.vals[i] }
+
+// routeMemo is Go 1.27's memory of a column's destination; before Go 1.27
+// database/sql converts driver values itself.
+type routeMemo struct{}

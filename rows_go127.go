@@ -22,9 +22,10 @@ import (
 // (driver.RowsColumnScanner) and no longer calls Next. pgcache keeps pgx
 // stdlib's contract for that hook — database/sql's conversions for scalar
 // and sql.Scanner destinations, pgx's type map for everything else (slices,
-// pgtype.Array, ranges, …) — and adds direct routes for values found in the
-// cache: the destination is filled from the cache entry, with no
-// convertAssign reflection, no second lookup and no parsing (scan_go127.go).
+// pgtype.Array, ranges, …) — and adds direct routes (the route table,
+// routes_go127.go): the common destinations are filled from the cache entry,
+// or from the wire bytes of a value the cache does not hold, with no
+// convertAssign reflection, no second lookup and no parsing.
 var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 
 // NextRow advances to the next row, recording one sighting of each cached
@@ -79,24 +80,31 @@ var (
 // calls it once per column per Scan; it records nothing in the cache, so
 // scanning a row twice, or not at all, leaves the cache as Next would.
 //
-// A value the cache does not hold takes the column's wire route
-// (scanWire) where it has one and the destination is one it fills: decoded
-// from the wire bytes straight into dest, with no driver value boxed and no
-// reflection.
+// The column remembers the routes into the type of the destination it last
+// saw (routeMemo); a cached value takes its kind's route from its entry, and
+// a value the cache does not hold takes the column's wire route (scanWire)
+// where it has one: decoded from the wire bytes straight into dest, with no
+// driver value boxed and no reflection. A value with no route takes pgx
+// stdlib's road.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	if dest == nil {
+		return errDestNotPointer
+	}
 	var v sqldriver.Value // the cache entry's driver value, if the cell has one
 	col := &r.cols[index]
+	rt := col.dest.routesFor(dest)
+	p := dataWord(dest)
 	switch col.kind {
 	case kindNumeric:
-		if e := r.cols[index].cell.num; e != nil {
-			if done, err := e.scanInto(scanCtx, dest); done {
+		if e := col.cell.num; e != nil {
+			if done, err := e.scanRoute(scanCtx, rt, p); done {
 				return err
 			}
 			v = e.value
 		}
 	case kindHstore:
-		if e := r.cols[index].cell.hs; e != nil {
-			if done, err := e.scanInto(scanCtx, dest, !r.hstoreTyped); done {
+		if e := col.cell.hs; e != nil {
+			if done, err := e.scanRoute(scanCtx, rt, p, !r.hstoreTyped); done {
 				return err
 			}
 			v = e.value
@@ -109,7 +117,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		// A row passed in bulk (see advance) has no entry: not worth a look.
 		if !r.inBulk {
 			if v = r.vals[index]; v != nil {
-				if done, err := assignValue(scanCtx, v, dest); done {
+				if done, err := assignValue(scanCtx, rt, v, p); done {
 					return err
 				}
 			}
@@ -117,7 +125,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	}
 	if v == nil && col.wire != wireNone && index < len(r.raws) {
 		if raw := r.raws[index]; raw != nil {
-			done, err := scanWire(scanCtx, col.wire, raw, dest)
+			done, err := scanWire(scanCtx, col.wire, raw, rt, p)
 			if done {
 				if col.kind == kindFixed {
 					if _, isAny := dest.(*any); isAny {

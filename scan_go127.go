@@ -3,9 +3,11 @@
 package pgcache
 
 import (
+	"database/sql"
 	sqldriver "database/sql/driver"
 	"fmt"
 	"math/big"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -14,73 +16,123 @@ import (
 	"github.com/pgcache/pgcache/decode"
 )
 
-// Direct routes: a cached value scanned straight from its cache entry into
-// the destinations people use most. Each route gives exactly what pgx stdlib
-// gives the same destination (database/sql's conversion of the same string,
-// or the destination type's own Scan of it) — the differential tests check
-// every one against stdlib — but costs no reflection, no parsing and, where
-// the destination can share the entry's immutable data, no allocation.
-//
-// scanInto and the scalar routes report done=false for every destination they have
-// no route for, and for a nil pointer of a type they know, so that the
-// caller falls back to stdlib's behaviour and its errors.
+// The numeric and hstore entries' own routes (the num and hs kinds of the
+// route table): a cached value scanned straight from its entry into the
+// destinations people use most, with what pgx stdlib gives the same
+// destination (database/sql's conversion of the same string, or the
+// destination type's own Scan of it) — the differential tests check every
+// one against stdlib — but no reflection, no parsing and, where the
+// destination can share the entry's immutable data, no allocation. The
+// entry's text takes the text routes into the destinations these have no
+// route for.
 
-// scanInto fills dest from a numeric entry: the text's routes, its parsed
-// number's, then the decimal types'.
-func (e *numEntry) scanInto(scanCtx sqldriver.ScanContext, dest any) (done bool, err error) {
-	if done, err := assignText(scanCtx, e.text, e.value, dest); done {
-		return true, err
+// scanRoute fills the destination p, whose routes are rt, from a numeric
+// entry: its own route, else its text's.
+func (e *numEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p unsafe.Pointer) (done bool, err error) {
+	if f := rt.num; f != nil {
+		return f(e, p), nil
 	}
-	if assignParsed(e.i64, e.i64OK, e.f64, e.f64OK, dest) {
-		return true, nil
-	}
-	switch d := dest.(type) {
-	case *Decimal:
-		if d != nil {
-			d.n = e.num
-			return true, nil
-		}
-	case *NullDecimal:
-		if d != nil {
-			*d = NullDecimal{Decimal: Decimal{e.num}, Valid: true}
-			return true, nil
-		}
-	case *apd.Decimal:
-		if d != nil {
-			// A deep copy (apd.Decimal.Set): no allocation while the
-			// coefficient fits apd's inline words, which every text short
-			// enough to be cached does; never a struct copy, which would
-			// share a large coefficient's words with the entry.
-			e.num.Apd(d)
-			return true, nil
-		}
-	case *apd.NullDecimal:
-		if d != nil {
-			e.num.Apd(&d.Decimal)
-			d.Valid = true
-			return true, nil
-		}
-	case *pgtype.Numeric:
-		if d != nil {
-			*d = e.pgtypeNumeric()
-			return true, nil
-		}
-	case *decimal.Decimal:
-		if d != nil {
-			if v, ok := e.shopspring(); ok {
-				*d = v
-				return true, nil
-			}
-		}
-	case *decimal.NullDecimal:
-		if d != nil {
-			if v, ok := e.shopspring(); ok {
-				*d = decimal.NullDecimal{Decimal: v, Valid: true}
-				return true, nil
-			}
-		}
+	if f := rt.text; f != nil {
+		return f(scanCtx, e.text, e.value, p)
 	}
 	return false, nil
+}
+
+// The parsed number's routes: database/sql parses the text with the
+// destination's size, which for a value that fits is the same number.
+
+func numSigned[T signed](e *numEntry, p unsafe.Pointer) bool {
+	return e.i64OK && setSigned[T](e.i64, p)
+}
+
+func numNullSigned[T int64 | int32 | int16](e *numEntry, p unsafe.Pointer) bool {
+	return e.i64OK && setNullSigned[T](e.i64, p)
+}
+
+func numFloat64(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil || !e.f64OK {
+		return false
+	}
+	*(*float64)(p) = e.f64
+	return true
+}
+
+func numNullFloat64(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil || !e.f64OK {
+		return false
+	}
+	*(*sql.NullFloat64)(p) = sql.NullFloat64{Float64: e.f64, Valid: true}
+	return true
+}
+
+// The decimal types' routes.
+
+func numDecimal(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	(*Decimal)(p).n = e.num
+	return true
+}
+
+func numNullDecimal(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	*(*NullDecimal)(p) = NullDecimal{Decimal: Decimal{e.num}, Valid: true}
+	return true
+}
+
+// numApd makes a deep copy (apd.Decimal.Set): no allocation while the
+// coefficient fits apd's inline words, which every text short enough to be
+// cached does; never a struct copy, which would share a large coefficient's
+// words with the entry.
+func numApd(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	e.num.Apd((*apd.Decimal)(p))
+	return true
+}
+
+func numNullApd(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	d := (*apd.NullDecimal)(p)
+	e.num.Apd(&d.Decimal)
+	d.Valid = true
+	return true
+}
+
+func numPgtype(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	*(*pgtype.Numeric)(p) = e.pgtypeNumeric()
+	return true
+}
+
+func numShopspring(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	v, ok := e.shopspring()
+	if ok {
+		*(*decimal.Decimal)(p) = v
+	}
+	return ok
+}
+
+func numNullShopspring(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	v, ok := e.shopspring()
+	if ok {
+		*(*decimal.NullDecimal)(p) = decimal.NullDecimal{Decimal: v, Valid: true}
+	}
+	return ok
 }
 
 // pgtypeNumeric builds what pgtype.Numeric's Scan makes of the text. Int is
@@ -144,41 +196,62 @@ func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 	return d, ok
 }
 
-// scanInto fills dest from an hstore entry. maps says whether map
-// destinations get the entry's pairs; when the connection's type map knows
-// hstore they are left to it, so that they scan exactly as pgx scans them.
-func (e *hsEntry) scanInto(scanCtx sqldriver.ScanContext, dest any, maps bool) (done bool, err error) {
-	if done, err := assignText(scanCtx, e.text, e.value, dest); done {
-		return true, err
+// scanRoute fills the destination p, whose routes are rt, from an hstore
+// entry: its own route, else its text's. maps says whether map destinations
+// get the entry's pairs; when the connection's type map knows hstore they
+// are left to it, so that they scan exactly as pgx scans them.
+func (e *hsEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p unsafe.Pointer, maps bool) (done bool, err error) {
+	if f := rt.hs; f != nil {
+		return f(e, maps, p)
 	}
-	switch d := dest.(type) {
-	case *Hstore:
-		if d != nil {
-			d.h = e.hs
-			return true, nil
-		}
-	case *NullHstore:
-		if d != nil {
-			*d = NullHstore{Hstore: Hstore{e.hs}, Valid: true}
-			return true, nil
-		}
-	case *pgtype.Hstore:
-		if d != nil {
-			*d = pgtype.Hstore(e.hs.Map()) // a fresh map: the caller owns it
-			return true, nil
-		}
-	case *map[string]*string, *map[string]string:
-		if maps {
-			return scanHstoreMap(e.hs, dest)
-		}
+	if f := rt.text; f != nil {
+		return f(scanCtx, e.text, e.value, p)
 	}
 	return false, nil
 }
 
+func hsHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	(*Hstore)(p).h = e.hs
+	return true, nil
+}
+
+func hsNullHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	*(*NullHstore)(p) = NullHstore{Hstore: Hstore{e.hs}, Valid: true}
+	return true, nil
+}
+
+func hsPgtype(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	*(*pgtype.Hstore)(p) = pgtype.Hstore(e.hs.Map()) // a fresh map: the caller owns it
+	return true, nil
+}
+
+func hsPtrMap(e *hsEntry, maps bool, p unsafe.Pointer) (bool, error) {
+	if !maps || p == nil {
+		return false, nil
+	}
+	*(*map[string]*string)(p) = e.hs.Map()
+	return true, nil
+}
+
+func hsStrMap(e *hsEntry, maps bool, p unsafe.Pointer) (bool, error) {
+	if !maps || p == nil {
+		return false, nil
+	}
+	return true, setStrMap(e.hs, (*map[string]string)(p))
+}
+
 // scanHstoreMap fills a *map[string]*string or *map[string]string with a new
-// map of h's pairs. A NULL value cannot go into a map[string]string: that is
-// an error naming the key, as pgx's hstore codec refuses it too. done is
-// false for a nil pointer, so the caller reports it as stdlib does.
+// map of h's pairs. done is false for a nil pointer, so the caller reports
+// it as stdlib does.
 func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 	switch d := dest.(type) {
 	case *map[string]*string:
@@ -190,16 +263,24 @@ func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
 		if d == nil {
 			return false, nil
 		}
-		m := make(map[string]string, h.Len())
-		for k, v := range h.All() {
-			if !v.Valid {
-				return true, fmt.Errorf("pgcache: cannot scan hstore into map[string]string: key %q has a NULL value (use map[string]*string or pgcache.Hstore)", k)
-			}
-			m[k] = v.String
-		}
-		*d = m
+		return true, setStrMap(h, d)
 	default:
 		return false, nil
 	}
 	return true, nil
+}
+
+// setStrMap sets *d to a new map of h's pairs. A NULL value cannot go into
+// a map[string]string: that is an error naming the key, as pgx's hstore
+// codec refuses it too.
+func setStrMap(h decode.Hstore, d *map[string]string) error {
+	m := make(map[string]string, h.Len())
+	for k, v := range h.All() {
+		if !v.Valid {
+			return fmt.Errorf("pgcache: cannot scan hstore into map[string]string: key %q has a NULL value (use map[string]*string or pgcache.Hstore)", k)
+		}
+		m[k] = v.String
+	}
+	*d = m
+	return nil
 }
