@@ -81,7 +81,7 @@ type reuseTracker struct {
 	adms  int16 // admissions in the current window
 	quick int16 // admissions in the current window of the value the previous lookup missed
 	warm  int8  // windows left that the loose test judges
-	ends  uint8 // windows ended so far, modulo 256 (see memRef)
+	ends  uint8 // windows ended so far, modulo 256 (see memRef; a result set that ends a multiple of 256 is written at the next judgement or drop)
 }
 
 // A window's counts fit reuseTracker's int16s: this fails to compile if

@@ -232,9 +232,9 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 
 // start readies r, newly planned (fresh) or kept from an earlier result set
 // of its plan, for the result set rows, whose first row has been read: no
-// entries in its cells, no counts, and each cached column's reuse tracker
-// as the back-off's memory (memory.go) has it — a kept Rows' own, when the
-// memory has nothing newer.
+// bulk pass, no lazy column yet, and each cached column's reuse tracker as
+// the back-off's memory (memory.go) has it — a kept Rows' own, when the
+// memory has nothing newer. (Its counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
 	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false

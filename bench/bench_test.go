@@ -103,7 +103,7 @@ func BenchmarkScan(b *testing.B) {
 func runBench(b *testing.B, fn func() (int, error)) {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := bench.CPUTime()
+	cpu0, user0 := bench.CPUTime(), bench.UserCPUTime()
 	values := 0
 	for b.Loop() {
 		n, err := fn()
@@ -112,11 +112,12 @@ func runBench(b *testing.B, fn func() (int, error)) {
 		}
 		values += n
 	}
-	cpu := bench.CPUTime() - cpu0
+	cpu, user := bench.CPUTime()-cpu0, bench.UserCPUTime()-user0
 	runtime.ReadMemStats(&m1)
 	v := float64(max(values, 1))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/v, "ns/value")
 	b.ReportMetric(float64(cpu.Nanoseconds())/v, "cpu-ns/value")
+	b.ReportMetric(float64(user.Nanoseconds())/v, "user-ns/value")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/v, "allocs/value")
 	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/v, "B/value")
 }
