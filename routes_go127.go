@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -169,12 +168,17 @@ func rawBytes(scanCtx sqldriver.ScanContext, v sqldriver.Value, p unsafe.Pointer
 // stdlib's string(raw) makes; an entry's text they share. The numbers and
 // booleans are the ones database/sql parses the string into.
 
+// copyText copies s as stdlib's string(raw) does: through the runtime's
+// conversion, which gives a one-byte text (a char(1) flag, say) a shared
+// static string and allocates nothing for it, where strings.Clone would.
+func copyText(s string) string { return string(unsafe.Slice(unsafe.StringData(s), len(s))) }
+
 func textString(_ sqldriver.ScanContext, s string, boxed sqldriver.Value, p unsafe.Pointer) (bool, error) {
 	if p == nil {
 		return false, nil
 	}
 	if boxed == nil {
-		s = strings.Clone(s)
+		s = copyText(s)
 	}
 	*(*string)(p) = s
 	return true, nil
@@ -185,7 +189,7 @@ func textNullString(_ sqldriver.ScanContext, s string, boxed sqldriver.Value, p 
 		return false, nil
 	}
 	if boxed == nil {
-		s = strings.Clone(s)
+		s = copyText(s)
 	}
 	*(*sql.NullString)(p) = sql.NullString{String: s, Valid: true}
 	return true, nil
@@ -196,7 +200,7 @@ func textAny(_ sqldriver.ScanContext, s string, boxed sqldriver.Value, p unsafe.
 		return false, nil
 	}
 	if boxed == nil {
-		boxed = strings.Clone(s)
+		boxed = copyText(s)
 	}
 	*(*any)(p) = boxed
 	return true, nil
