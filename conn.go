@@ -293,11 +293,6 @@ type Conn struct {
 	conn  *pgx.Conn
 	setup *driver.Setup
 
-	// The last query text the connection planned an expression column of,
-	// and its hash (see queryHash).
-	lastQuery string
-	lastHash  uint64
-
 	// Rows of closed result sets, kept for later ones of the same plan
 	// (plan.go); keepNext is the one replaced next when all are taken.
 	kept     [keptPlans]*Rows

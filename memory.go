@@ -96,15 +96,10 @@ func columnKey(tableOID uint32, attnum uint16, i int, queryHash uint64) uint64 {
 	return (queryHash^uint64(i+1)*0xff51afd7ed558ccd)&^(1<<63) | 1
 }
 
-// queryHash is the hash of query's text for columnKey. A connection
-// remembers its last one: applications run the same query text again and
-// again, and comparing it costs less than hashing it.
-func (c *Conn) queryHash(query string) uint64 {
-	if c.lastQuery != query || c.lastHash == 0 {
-		c.lastQuery, c.lastHash = query, maphash.String(memSeed, query)|1
-	}
-	return c.lastHash
-}
+// hashQuery is the hash of query's text for columnKey, never 0. It is
+// made when a result set is planned, once per query shape and connection
+// (plan.go).
+func hashQuery(query string) uint64 { return maphash.String(memSeed, query) | 1 }
 
 // recall returns the tracker remembered for key, if any, and the slot's
 // generation.

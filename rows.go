@@ -191,7 +191,7 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 		}
 		col.cachedIdx = int32(len(r.cached))
 		if fd.TableOID == 0 && queryHash == 0 {
-			queryHash = c.queryHash(query)
+			queryHash = hashQuery(query)
 		}
 		if r.mem == nil {
 			r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
