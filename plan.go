@@ -62,10 +62,16 @@ func typeOf(m *pgtype.Map, oid uint32) planType {
 	p := planType{oid: oid}
 	if t, ok := m.TypeForOID(oid); ok {
 		p.typ = t
-		p.codec = *(*[2]unsafe.Pointer)(unsafe.Pointer(&t.Codec))
+		p.codec = [2]unsafe.Pointer{typeWord(t.Codec), dataWord(t.Codec)}
 	}
 	return p
 }
+
+// typeWord is the type word of v: its dynamic type, nil when v is nil.
+func typeWord(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0] }
+
+// dataWord is the data word of v, which for a pointer type is the pointer.
+func dataWord(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
 
 // newPlanKey records what a result set with fields, read by query on a
 // connection with type map m, is planned for.

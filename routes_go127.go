@@ -63,7 +63,7 @@ var routeTable = map[unsafe.Pointer]*destRoutes{
 
 	typeWordOf[*int64]():         {text: textSigned[int64], int: intInt64, num: numSigned[int64]},
 	typeWordOf[*int]():           {text: textSigned[int], int: intSigned[int], num: numSigned[int]},
-	typeWordOf[*int32]():         {text: textSigned[int32], int: intInt32, num: numSigned[int32]},
+	typeWordOf[*int32]():         {text: textSigned[int32], int: intSigned[int32], num: numSigned[int32]},
 	typeWordOf[*int16]():         {text: textSigned[int16], int: intSigned[int16], num: numSigned[int16]},
 	typeWordOf[*int8]():          {text: textSigned[int8], int: intSigned[int8], num: numSigned[int8]},
 	typeWordOf[*sql.NullInt64](): {text: textNullSigned[int64], int: intNullSigned[int64], num: numNullSigned[int64]},
@@ -132,12 +132,6 @@ func (m *routeMemo) choose(t unsafe.Pointer) *destRoutes {
 	m.typ, m.routes = t, rt
 	return rt
 }
-
-// typeWord is the type word of v: its dynamic type, nil when v is nil.
-func typeWord(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0] }
-
-// dataWord is the data word of v, which for a pointer type is the pointer.
-func dataWord(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
 
 // typeWordOf is the type word of a T.
 func typeWordOf[T any]() unsafe.Pointer {

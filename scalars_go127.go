@@ -63,10 +63,6 @@ func intInt64(_ sqldriver.ScanContext, v int64, _ sqldriver.Value, p unsafe.Poin
 	return true, nil
 }
 
-func intInt32(_ sqldriver.ScanContext, v int64, _ sqldriver.Value, p unsafe.Pointer) (bool, error) {
-	return setSigned[int32](v, p), nil
-}
-
 func intSigned[T signed](_ sqldriver.ScanContext, v int64, _ sqldriver.Value, p unsafe.Pointer) (bool, error) {
 	return setSigned[T](v, p), nil
 }
