@@ -26,10 +26,18 @@ type Rows struct {
 	conn *Conn
 	plan planKey // what its columns are planned for (plan.go)
 	rows pgx.Rows
-	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
-	raws [][]byte // Go 1.27: the current row's wire values
 	cols []column
 	conv []convFunc // each column's stdlib conversion
+
+	// Go 1.27: the current row's wire values, which NextRow keeps only
+	// when wireRaws: some column but an hstore one has a wire route, which
+	// ScanColumn reads them for (an hstore column's only on a miss, rare
+	// enough to ask pgx for them).
+	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
+	raws [][]byte
+	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
+	wireRaws bool
+
 	// vals holds, for each cached column, the current row's cache entry's
 	// pre-boxed driver value, nil when there is none: what Next returns.
 	vals  []sqldriver.Value
@@ -49,11 +57,11 @@ type Rows struct {
 	bulkRows  int32
 	inBulk    bool
 
-	// The cached columns' indices again, as the bulk counting loops read
-	// them: text kinds apart, as only they count long texts. They share one
-	// backing array, bulkBuf when it is large enough.
-	bulkPlain, bulkText []int32
-	bulkBuf             [16]int32
+	// The text-kind cached columns' indices, nil when there are none: in
+	// rows passed in bulk only they count exceptions other than NULLs (long
+	// texts). bulkBuf backs it when it is large enough.
+	bulkText []int32
+	bulkBuf  [8]int32
 
 	// The cached columns' slots in the back-off's memory (memory.go) and
 	// the low half of the packed key of each one's last missed lookup (see
@@ -207,24 +215,19 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 			r.tabs |= 1 << tabLongText
 		}
 	}
+	for i := range r.cols {
+		r.wireRaws = r.wireRaws || r.cols[i].wire != wireNone && r.cols[i].kind != kindHstore
+	}
 	if len(r.cached) > 0 {
 		r.vals = make([]sqldriver.Value, len(fields))
-		bulk := r.bulkBuf[:0]
-		if len(r.cached) > len(r.bulkBuf) {
-			bulk = make([]int32, 0, len(r.cached))
-		}
-		for _, cc := range r.cached {
-			if cc.kind != kindText {
-				bulk = append(bulk, cc.col)
-			}
-		}
-		r.bulkPlain = bulk
 		for _, cc := range r.cached {
 			if cc.kind == kindText {
-				bulk = append(bulk, cc.col)
+				if r.bulkText == nil {
+					r.bulkText = r.bulkBuf[:0]
+				}
+				r.bulkText = append(r.bulkText, cc.col)
 			}
 		}
-		r.bulkText = bulk[len(r.bulkPlain):]
 	}
 	r.plan = newPlanKey(fields, query, m, queryHash != 0)
 	return r
@@ -336,7 +339,7 @@ func (r *Rows) publish() {
 // under either. It keeps each cached column's entry for the row in its
 // cell.
 //
-// It returns the row's wire values when some column is cached. A row passed
+// It returns the row's wire values. A row passed
 // in bulk (inBulk) looks nothing up: its caller counts the exceptions to the
 // bypasses startBulk counted, with nextBulk or countBulk.
 func (r *Rows) advance() (raws [][]byte, err error) {
@@ -351,10 +354,10 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	if !r.step() {
 		return nil, r.end()
 	}
-	if len(r.cached) == 0 {
-		return nil, nil
-	}
 	raws = r.rows.RawValues()
+	if len(r.cached) == 0 {
+		return raws, nil
+	}
 	if r.bulkRows == 0 && r.backedOff == len(r.cached) {
 		r.startBulk()
 	}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,18 +33,21 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
 	raws, err := r.advance()
-	if err != nil {
-		r.raws = nil
-		return err
-	}
-	if r.inBulk {
+	if err == nil && r.inBulk && (r.bulkText != nil || hasNull(raws)) {
 		r.countBulk(raws)
 	}
-	if raws == nil {
-		raws = r.rows.RawValues()
+	if r.wireRaws {
+		r.raws = raws
 	}
-	r.raws = raws
-	return nil
+	return err
+}
+
+// rawValues returns the current row's wire values.
+func (r *Rows) rawValues() [][]byte {
+	if r.wireRaws {
+		return r.raws
+	}
+	return r.rows.RawValues()
 }
 
 // cellsRead says whether the columns' cells are read (see cell): Go 1.27's
@@ -86,7 +90,72 @@ var (
 // where it has one: decoded from the wire bytes straight into dest, with no
 // driver value boxed and no reflection. A value with no route takes pgx
 // stdlib's road.
+//
+// ScanColumn itself is the path of nearly every value — a destination of
+// the type the column saw last, a numeric or hstore entry or a plain
+// column's wire value — kept small enough that the compiler keeps its
+// arguments in registers; everything else, and any route that has no answer,
+// goes on in scanColumn.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
+	col := &r.cols[index]
+	// dest's type and data words, read in place (typeWord and dataWord
+	// would copy dest to the stack first).
+	words := (*[2]unsafe.Pointer)(unsafe.Pointer(&dest))
+	t, p := words[0], words[1]
+	if t != col.dest.typ || t == nil {
+		return r.scanColumn(scanCtx, index, dest, false)
+	}
+	rt := col.dest.routes
+	var done bool
+	var err error
+	switch col.kind {
+	case kindPlain:
+	case kindNumeric:
+		if e := col.cell.num; e != nil {
+			done, err = e.scanRoute(scanCtx, rt, p)
+			goto routed
+		}
+	case kindHstore:
+		e := col.cell.hs
+		if e == nil {
+			return r.scanColumn(scanCtx, index, dest, false)
+		}
+		done, err = e.scanRoute(scanCtx, rt, p, !r.hstoreTyped)
+		goto routed
+	case kindText, kindFixed:
+		// A row passed in bulk (see advance) has no entry: not worth a look.
+		if !r.inBulk {
+			if v := r.vals[index]; v != nil {
+				done, err = assignValue(scanCtx, rt, v, p)
+				goto routed
+			}
+		}
+		if col.kind == kindFixed && t == anyPointer {
+			// The destination that wakes a lazy column (wantEntries).
+			return r.scanColumn(scanCtx, index, dest, false)
+		}
+	}
+	if col.wire == wireNone || index >= len(r.raws) || r.raws[index] == nil {
+		return r.scanColumn(scanCtx, index, dest, false)
+	}
+	if done, err = scanWire(scanCtx, col.wire, r.raws[index], rt, p); !done && col.kind == kindFixed {
+		// A value with no wire route wakes a lazy column too.
+		return r.scanColumn(scanCtx, index, dest, false)
+	}
+routed:
+	if done {
+		return err
+	}
+	return r.scanColumn(scanCtx, index, dest, true)
+}
+
+// anyPointer is the type word of *any.
+var anyPointer = typeWordOf[*any]()
+
+// scanColumn is ScanColumn's whole road. tried says that ScanColumn took
+// the value's route already (the entry's or the wire's), which had no
+// answer: the value goes on to stdlib's road.
+func (r *Rows) scanColumn(scanCtx sqldriver.ScanContext, index int, dest any, tried bool) error {
 	if dest == nil {
 		return errDestNotPointer
 	}
@@ -97,15 +166,19 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	switch col.kind {
 	case kindNumeric:
 		if e := col.cell.num; e != nil {
-			if done, err := e.scanRoute(scanCtx, rt, p); done {
-				return err
+			if !tried {
+				if done, err := e.scanRoute(scanCtx, rt, p); done {
+					return err
+				}
 			}
 			v = e.value
 		}
 	case kindHstore:
 		if e := col.cell.hs; e != nil {
-			if done, err := e.scanRoute(scanCtx, rt, p, !r.hstoreTyped); done {
-				return err
+			if !tried {
+				if done, err := e.scanRoute(scanCtx, rt, p, !r.hstoreTyped); done {
+					return err
+				}
 			}
 			v = e.value
 		} else if !r.hstoreTyped {
@@ -116,15 +189,16 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	case kindText, kindFixed:
 		// A row passed in bulk (see advance) has no entry: not worth a look.
 		if !r.inBulk {
-			if v = r.vals[index]; v != nil {
+			if v = r.vals[index]; v != nil && !tried {
 				if done, err := assignValue(scanCtx, rt, v, p); done {
 					return err
 				}
 			}
 		}
 	}
-	if v == nil && col.wire != wireNone && index < len(r.raws) {
-		if raw := r.raws[index]; raw != nil {
+	if v == nil && !tried && col.wire != wireNone {
+		if raws := r.rawValues(); index < len(raws) && raws[index] != nil {
+			raw := raws[index]
 			done, err := scanWire(scanCtx, col.wire, raw, rt, p)
 			if done {
 				if col.kind == kindFixed {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pgcache/pgcache"
@@ -83,6 +84,29 @@ func TestCacheContractNumeric(t *testing.T) {
 		num.Misses+num.Bypasses != uint64(n) {
 		t.Errorf("%d distinct values: %v, want no hit, no admission, more misses than a window of %d and at most %d more, and the rest bypasses",
 			n, num, pgcache.ProbeWindow, pgcache.EarlyWindow)
+	}
+
+	// Rows passed in bulk (every column in a skip) count their NULLs out of
+	// the bypasses, in whichever of nine columns they fall.
+	pgcache.ResetCache()
+	n = pgcache.ProbeWindow + pgcache.SkipFirst/2
+	cols, targets := make([]string, 9), make([]target, 9)
+	for k := range cols {
+		cols[k] = fmt.Sprintf("case when (i + %d) %% 7 = 0 or i %% 11 = %d then null else i * 9 + %d + 0.5 end::numeric", k, k, k)
+		targets[k] = tNullString
+	}
+	var values uint64
+	for i := 1; i <= n; i++ {
+		for k := range cols {
+			if (i+k)%7 != 0 && i%11 != k {
+				values++
+			}
+		}
+	}
+	_, num, _ = readTraffic(t, pc, fmt.Sprintf("select %s from generate_series(1, %d) i", strings.Join(cols, ", "), n), targets...)
+	if num.Hits != 0 || num.Admissions != 0 || num.Misses+num.Bypasses != values || num.Bypasses < values/2 {
+		t.Errorf("nine distinct columns with NULLs over %d rows: %v, want no hit, no admission, %d misses and bypasses, most of them bypasses",
+			n, num, values)
 	}
 
 	// Texts longer than 8 bytes bypass the cache, however often they repeat;

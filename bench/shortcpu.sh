@@ -34,7 +34,7 @@ for ((round = 0; round < ${ROUNDS:-7}; round++)); do
 		n=${QUERIES:-$((20000 / rows > 50 ? 20000 / rows : 50))}
 		for ((i = 0; i < ${#drivers[@]}; i++)); do
 			drv=${drivers[(i + round) % ${#drivers[@]}]}
-			read -r c u < <("$bin" -test.run '^$' -test.cpu 1 -test.benchtime "${n}x" \
+			read -r c u < <(${CPU:+taskset -c "$CPU"} "$bin" -test.run '^$' -test.cpu 1 -test.benchtime "${n}x" \
 				-test.bench "^BenchmarkShortQueries\$/^pattern=$pattern\$/^rows=$rows\$/^driver=$drv\$" 2>/dev/null |
 				awk '/cpu-ns\/value/ {
 					for (f = 2; f <= NF; f++) {
