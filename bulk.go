@@ -129,7 +129,8 @@ func (r *Rows) countBulk(raws [][]byte) {
 		}
 	}
 	for _, i := range r.bulkText {
-		if raw := raws[i]; raw != nil && !packable(raw) {
+		// Length first: most texts pack, and then the row is done with.
+		if raw := raws[i]; !packable(raw) && raw != nil {
 			r.cached[r.cols[i].cachedIdx].bypassedLong++
 		}
 	}

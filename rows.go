@@ -339,9 +339,9 @@ func (r *Rows) publish() {
 // under either. It keeps each cached column's entry for the row in its
 // cell.
 //
-// It returns the row's wire values. A row passed
-// in bulk (inBulk) looks nothing up: its caller counts the exceptions to the
-// bypasses startBulk counted, with nextBulk or countBulk.
+// It returns the row's wire values. A row passed in bulk (inBulk) looks
+// nothing up: its caller counts the exceptions to the bypasses startBulk
+// counted, with nextBulk or countBulk.
 func (r *Rows) advance() (raws [][]byte, err error) {
 	if r.bulkRows > 0 {
 		// The rest of a bulk pass: no pending row, nothing to look up.

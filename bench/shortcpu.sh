@@ -8,7 +8,7 @@
 # for every driver and move by more from run to run than the drivers
 # differ).
 #
-#   PGCACHE_TEST_DSN=... [ROUNDS=n] [QUERIES=n] [VERBOSE=1] bench/shortcpu.sh PATTERN/ROWS...
+#   PGCACHE_TEST_DSN=... [ROUNDS=n] [QUERIES=n] [CPU=n] [VERBOSE=1] bench/shortcpu.sh PATTERN/ROWS...
 #   e.g. ROUNDS=9 bench/shortcpu.sh pairs/1 distinct/1 repeating/1 pairs/20
 #
 # Why not `go test -bench ShortQueries -count n`: a one-row query's client
@@ -16,10 +16,17 @@
 # each cell also pays for what the cells before it left behind (garbage, the
 # scheduler's state), so a cell's place in the sequence moves its figure by
 # more than the drivers differ. Separate processes and a rotating order spread
-# that evenly. Each run reads QUERIES queries (default 20000 for one row,
-# fewer for longer result sets, about a second each) after the benchmark's
-# own warm-up; VERBOSE=1 also prints every run. Without PGCACHE_TEST_DSN the benchmark starts its own server
-# in every process, which works but is slow.
+# that evenly. Each run reads QUERIES queries (default 20000 of one row,
+# 100000 values' worth of longer ones, at least 50: a second or two each)
+# after the benchmark's own warm-up; shorter runs see too few garbage
+# collections for their count not to move the figure. VERBOSE=1 also prints
+# every run. Without PGCACHE_TEST_DSN the benchmark starts its own server in
+# every process, which works but is slow.
+#
+# CPU=n runs each process on CPU n alone (taskset). With the server's
+# processes pinned to the same CPU (as root: for p in $(pgrep -u postgres);
+# do taskset -p -c n $p; done), the round trips no longer wake another CPU,
+# and the runs scatter less (see bench/README.md, "Short queries").
 set -euo pipefail
 cd "$(dirname "$0")"
 tmp=$(mktemp -d)
@@ -31,7 +38,7 @@ declare -A cpu user
 for ((round = 0; round < ${ROUNDS:-7}; round++)); do
 	for cell in "$@"; do
 		pattern=${cell%/*} rows=${cell#*/}
-		n=${QUERIES:-$((20000 / rows > 50 ? 20000 / rows : 50))}
+		n=${QUERIES:-$((rows < 5 ? 20000 : 100000 / rows > 50 ? 100000 / rows : 50))}
 		for ((i = 0; i < ${#drivers[@]}; i++)); do
 			drv=${drivers[(i + round) % ${#drivers[@]}]}
 			read -r c u < <(${CPU:+taskset -c "$CPU"} "$bin" -test.run '^$' -test.cpu 1 -test.benchtime "${n}x" \
