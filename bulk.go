@@ -13,7 +13,7 @@ import (
 // advance as bypasses, n rows for each column, and the exceptions taken back
 // as the rows come — NULLs (no bypass at all) and text-kind texts of more
 // than 8 bytes (the hashed table's bypasses) — by nextBulk on Go 1.26 and
-// countBulk on Go 1.27; publish takes back the rows the result set did not
+// NextRow on Go 1.27; publish takes back the rows the result set did not
 // have.
 
 // startBulk starts passing rows in bulk: every cached column is in a skip.
@@ -81,16 +81,13 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 	cc.hits, cc.bypassed, cc.bypassedLong = 0, 0, 0
 }
 
-// nextBulk is Next for a row passed in bulk: stdlib's loop, which also takes back the NULLs of cached columns
-// from the bypasses startBulk counted, then the text-kind texts that belong to
-// the hashed table's counts. It is countBulk (NextRow's) done in the loop
-// that converts the row, where a NULL costs a test already made.
+// nextBulk is Next for a row passed in bulk: stdlib's loop, which also
+// takes back the NULLs of cached columns from the bypasses startBulk
+// counted, where a NULL costs a test the loop makes anyway; the text-kind
+// texts that belong to the hashed table's counts first. (NextRow does the
+// same with hasNull, uncountNulls and countLongTexts.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
-	for _, i := range r.bulkText {
-		if raw := raws[i]; raw != nil && !packable(raw) {
-			r.cached[r.cols[i].cachedIdx].bypassedLong++
-		}
-	}
+	r.countLongTexts(raws)
 	conv := r.conv
 	for i, raw := range raws {
 		if raw == nil {
@@ -101,11 +98,7 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 		v, err := conv[i](raw)
 		if err != nil {
 			// The NULLs the loop will not reach are still no bypasses.
-			for j := i + 1; j < len(raws); j++ {
-				if raws[j] == nil {
-					r.uncountNull(j)
-				}
-			}
+			r.uncountNulls(raws, i+1)
 			return fmt.Errorf("convert field %d failed: %w", i, err)
 		}
 		dest[i] = v
@@ -113,25 +106,23 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 	return nil
 }
 
-// countBulk counts the exceptions to the bypasses in a row NextRow passed
-// in bulk, which startBulk counted as bypasses already: NULLs, which are no
-// bypass, and text-kind texts that belong to the hashed table. (Next does
-// the same in its conversion loop, nextBulk.) NULLs are rare: one pass of
-// hasNull over the row finds there are none.
-//
-//lint:ignore U1000 used by NextRow on Go 1.27 (rows_go127.go)
-func (r *Rows) countBulk(raws [][]byte) {
-	if hasNull(raws) {
-		for i, raw := range raws {
-			if raw == nil {
-				r.uncountNull(i)
-			}
+// countLongTexts counts, in a row passed in bulk, the text-kind texts that
+// the packed text table does not take: startBulk counted them as its
+// bypasses, and they are the hashed table's.
+func (r *Rows) countLongTexts(raws [][]byte) {
+	for _, i := range r.bulkText {
+		if raw := raws[i]; raw != nil && !packable(raw) {
+			r.cached[r.cols[i].cachedIdx].bypassedLong++
 		}
 	}
-	for _, i := range r.bulkText {
-		// Length first: most texts pack, and then the row is done with.
-		if raw := raws[i]; !packable(raw) && raw != nil {
-			r.cached[r.cols[i].cachedIdx].bypassedLong++
+}
+
+// uncountNulls takes the NULLs of a row passed in bulk, from column from
+// on, back from the bypasses startBulk counted.
+func (r *Rows) uncountNulls(raws [][]byte, from int) {
+	for i := from; i < len(raws); i++ {
+		if raws[i] == nil {
+			r.uncountNull(i)
 		}
 	}
 }
@@ -139,7 +130,7 @@ func (r *Rows) countBulk(raws [][]byte) {
 // hasNull reports whether any of a row's wire values is NULL (nil), four
 // to a step: two instructions a value where there is none.
 //
-//lint:ignore U1000 used by countBulk and NextRow on Go 1.27
+//lint:ignore U1000 used by NextRow on Go 1.27 (rows_go127.go)
 func hasNull(raws [][]byte) bool {
 	for ; len(raws) >= 4; raws = raws[4:] {
 		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {

@@ -341,7 +341,7 @@ func (r *Rows) publish() {
 //
 // It returns the row's wire values. A row passed in bulk (inBulk) looks
 // nothing up: its caller counts the exceptions to the bypasses startBulk
-// counted, with nextBulk or countBulk.
+// counted, in nextBulk or NextRow.
 func (r *Rows) advance() (raws [][]byte, err error) {
 	if r.bulkRows > 0 {
 		// The rest of a bulk pass: no pending row, nothing to look up.

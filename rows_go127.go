@@ -33,8 +33,14 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
 	raws, err := r.advance()
-	if err == nil && r.inBulk && (r.bulkText != nil || hasNull(raws)) {
-		r.countBulk(raws)
+	if err == nil && r.inBulk {
+		// The exceptions to the bypasses startBulk counted (bulk.go).
+		if hasNull(raws) {
+			r.uncountNulls(raws, 0)
+		}
+		if r.bulkText != nil {
+			r.countLongTexts(raws)
+		}
 	}
 	if r.wireRaws {
 		r.raws = raws
@@ -93,9 +99,10 @@ var (
 //
 // ScanColumn itself is the path of nearly every value — a destination of
 // the type the column saw last, a numeric or hstore entry or a plain
-// column's wire value — kept small enough that the compiler keeps its
-// arguments in registers; everything else, and any route that has no answer,
-// goes on in scanColumn.
+// column's wire value — kept small, so that the compiler spills little
+// before the route (about 9 stores, where the whole road in one function
+// stored and reloaded some 25 words); everything else, and any route that
+// has no answer, goes on in scanColumn.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
 	col := &r.cols[index]
 	// dest's type and data words, read in place (typeWord and dataWord

@@ -8,8 +8,11 @@
 # for every driver and move by more from run to run than the drivers
 # differ).
 #
-#   PGCACHE_TEST_DSN=... [ROUNDS=n] [QUERIES=n] [CPU=n] [VERBOSE=1] bench/shortcpu.sh PATTERN/ROWS...
+#   PGCACHE_TEST_DSN=... [ROUNDS=n] [QUERIES=n] [VERBOSE=1] [FROM=files] bench/shortcpu.sh PATTERN/ROWS...
 #   e.g. ROUNDS=9 bench/shortcpu.sh pairs/1 distinct/1 repeating/1 pairs/20
+#
+# FROM names the saved output of earlier VERBOSE=1 runs: their runs are
+# pooled with this one's (ROUNDS=0 measures nothing and only pools).
 #
 # Why not `go test -bench ShortQueries -count n`: a one-row query's client
 # CPU is mostly the kernel's (the socket round trip), and within one process
@@ -18,15 +21,10 @@
 # more than the drivers differ. Separate processes and a rotating order spread
 # that evenly. Each run reads QUERIES queries (default 20000 of one row,
 # 100000 values' worth of longer ones, at least 50: a second or two each)
-# after the benchmark's own warm-up; shorter runs see too few garbage
-# collections for their count not to move the figure. VERBOSE=1 also prints
+# after the benchmark's own warm-up; runs of a fifth of that (1000 queries
+# of 20 rows) scattered by up to 9× within one cell. VERBOSE=1 also prints
 # every run. Without PGCACHE_TEST_DSN the benchmark starts its own server in
 # every process, which works but is slow.
-#
-# CPU=n runs each process on CPU n alone (taskset). With the server's
-# processes pinned to the same CPU (as root: for p in $(pgrep -u postgres);
-# do taskset -p -c n $p; done), the round trips no longer wake another CPU,
-# and the runs scatter less (see bench/README.md, "Short queries").
 set -euo pipefail
 cd "$(dirname "$0")"
 tmp=$(mktemp -d)
@@ -35,13 +33,18 @@ bin=$tmp/bench.test
 go test -c -o "$bin" .
 drivers=(pgx pgcache pgcache-off)
 declare -A cpu user
+for f in ${FROM:-}; do
+	while read -r cell drv _ rest; do
+		cpu[$cell/$drv]+="${rest%%;*} " user[$cell/$drv]+="${rest#*; user: } "
+	done < <(grep -E '^[a-z]+/[0-9]+ [a-z-]+ cpu: .*; user: ' "$f")
+done
 for ((round = 0; round < ${ROUNDS:-7}; round++)); do
 	for cell in "$@"; do
 		pattern=${cell%/*} rows=${cell#*/}
 		n=${QUERIES:-$((rows < 5 ? 20000 : 100000 / rows > 50 ? 100000 / rows : 50))}
 		for ((i = 0; i < ${#drivers[@]}; i++)); do
 			drv=${drivers[(i + round) % ${#drivers[@]}]}
-			read -r c u < <(${CPU:+taskset -c "$CPU"} "$bin" -test.run '^$' -test.cpu 1 -test.benchtime "${n}x" \
+			read -r c u < <("$bin" -test.run '^$' -test.cpu 1 -test.benchtime "${n}x" \
 				-test.bench "^BenchmarkShortQueries\$/^pattern=$pattern\$/^rows=$rows\$/^driver=$drv\$" 2>/dev/null |
 				awk '/cpu-ns\/value/ {
 					for (f = 2; f <= NF; f++) {
