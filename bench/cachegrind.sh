@@ -19,9 +19,12 @@
 #
 # With DATA short/PATTERN/ROWS it counts BenchmarkShortQueries cells instead,
 # per query: the instructions of N+200 queries of ROWS rows of PATTERN
-# (pairs, distinct or repeating) less those of 200, divided by N (the second
-# argument), so that starting the program and the warm-up drop out; one P
-# (-test.cpu 1), as the benchmark's comment asks. No data set is needed.
+# (pairs, distinct, repeating, or their table-backed twins table-pairs,
+# table-distinct and table-repeating) less those of 200, divided by N (the
+# second argument), so that starting the program and the warm-up drop out;
+# one P (-test.cpu 1), as the benchmark's comment asks. No data set is
+# needed: the table of the table-* patterns is created, if missing, by one
+# run of the cell outside valgrind before the counted ones.
 #
 #   RUNS=3 bench/cachegrind.sh short/distinct/1 3000 pgx pgcache pgcache-off
 #
@@ -90,6 +93,10 @@ count() {
 # median.
 unit=value
 [[ $data == short/* ]] && unit=query
+if [[ $data == short/table-* ]]; then
+	# The table-backed patterns' table, created outside the counted runs.
+	"$bin" -test.run '^$' -test.bench "^BenchmarkShortQueries\$/^pattern=${data#short/}" -test.benchtime 1x >/dev/null
+fi
 declare -A runs
 for ((round = 1; round <= ${RUNS:-1}; round++)); do
 	for drv in "$@"; do

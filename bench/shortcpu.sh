@@ -9,7 +9,7 @@
 # differ).
 #
 #   PGCACHE_TEST_DSN=... [ROUNDS=n] [QUERIES=n] [VERBOSE=1] [FROM=files] bench/shortcpu.sh PATTERN/ROWS...
-#   e.g. ROUNDS=9 bench/shortcpu.sh pairs/1 distinct/1 repeating/1 pairs/20
+#   e.g. ROUNDS=9 bench/shortcpu.sh pairs/1 distinct/1 repeating/1 pairs/20 table-distinct/1
 #
 # FROM names the saved output of earlier VERBOSE=1 runs: their runs are
 # pooled with this one's (ROUNDS=0 measures nothing and only pools).
@@ -36,7 +36,7 @@ declare -A cpu user
 for f in ${FROM:-}; do
 	while read -r cell drv _ rest; do
 		cpu[$cell/$drv]+="${rest%%;*} " user[$cell/$drv]+="${rest#*; user: } "
-	done < <(grep -E '^[a-z]+/[0-9]+ [a-z-]+ cpu: .*; user: ' "$f")
+	done < <(grep -E '^[a-z-]+/[0-9]+ [a-z-]+ cpu: .*; user: ' "$f")
 done
 for ((round = 0; round < ${ROUNDS:-7}; round++)); do
 	for cell in "$@"; do
@@ -60,12 +60,12 @@ for ((round = 0; round < ${ROUNDS:-7}; round++)); do
 	done
 done
 median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-printf '%-14s %-12s %13s %7s %14s %7s\n' cell driver cpu-ns/value "vs pgx" user-ns/value "vs pgx"
+printf '%-20s %-12s %13s %7s %14s %7s\n' cell driver cpu-ns/value "vs pgx" user-ns/value "vs pgx"
 for cell in "$@"; do
 	c0=$(median "${cpu[$cell/pgx]}") u0=$(median "${user[$cell/pgx]}")
 	for drv in "${drivers[@]}"; do
 		c=$(median "${cpu[$cell/$drv]}") u=$(median "${user[$cell/$drv]}")
-		printf '%-14s %-12s %13s %6.2f× %14s %6.2f×\n' "$cell" "$drv" "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {print a / b}')" \
+		printf '%-20s %-12s %13s %6.2f× %14s %6.2f×\n' "$cell" "$drv" "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {print a / b}')" \
 			"$u" "$(awk -v a="$u" -v b="$u0" 'BEGIN {print a / b}')"
 	done
 done
