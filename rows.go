@@ -252,9 +252,11 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 			var ok bool
 			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
 				// A column the memory does not know: its first Close
-				// writes it there (ends differs).
+				// writes it there (ends differs). Behind the tracker's
+				// count, not ahead: a result set that ends one window
+				// would bring it level and go unremembered.
 				cc.reuse = newReuseTracker()
-				ref.ends = cc.reuse.ends + 1
+				ref.ends = cc.reuse.ends - 1
 			} else {
 				ref.ends = cc.reuse.ends
 			}
