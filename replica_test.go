@@ -95,9 +95,14 @@ func replicaTargets() map[string][]target {
 // multiHost returns a keyword/value DSN naming the socket directories
 // dirs in order, with more settings.
 func multiHost(dirs []string, params ...string) string {
+	return multiHostOn(pgtest.Port, dirs, params...)
+}
+
+// multiHostOn is multiHost with every socket on port.
+func multiHostOn(port int, dirs []string, params ...string) string {
 	ports := make([]string, len(dirs))
 	for i := range ports {
-		ports[i] = strconv.Itoa(pgtest.Port)
+		ports[i] = strconv.Itoa(port)
 	}
 	dsn := fmt.Sprintf("host=%s port=%s user=postgres dbname=postgres sslmode=disable",
 		strings.Join(dirs, ","), strings.Join(ports, ","))
@@ -135,6 +140,60 @@ func TestReplica(t *testing.T) {
 	}
 	t.Run("MultiHost", func(t *testing.T) { testMultiHost(t, primary, standby) })
 	t.Run("StandbyReads", func(t *testing.T) { testStandbyReads(ctx, t, primary, standby) })
+	t.Run("PgBouncer", func(t *testing.T) { testReplicaPgBouncer(ctx, t, primary, standby) })
+}
+
+// testReplicaPgBouncer puts a PgBouncer (transaction pooling) in front of
+// each server, as a pair is usually run, and reaches them through a
+// multi-host DSN naming both PgBouncers: target_session_attrs picks the
+// server behind them, and rep reads through pgcache, with its catalog
+// lookup passed through PgBouncer, as through pgx stdlib.
+func testReplicaPgBouncer(ctx context.Context, t *testing.T, primary, standby *pgtest.Cluster) {
+	if _, err := pgtest.FindPgBouncer(); err != nil {
+		if why, ok := pgtest.Required(); ok {
+			t.Fatalf("%s, but PgBouncer is missing: %v", why, err)
+		}
+		t.Skipf("skipped: %v", err)
+	}
+	var dirs []string
+	for _, c := range []*pgtest.Cluster{primary, standby} {
+		b, err := pgtest.StartPgBouncer(ctx, c.DSN(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := b.Stop(); err != nil {
+				t.Error(err)
+			}
+		})
+		dirs = append(dirs, b.Dir())
+	}
+	for _, tt := range []struct{ attrs, want string }{
+		{"read-write", "f"}, {"read-only", "t"}, {"primary", "f"}, {"standby", "t"}, {"prefer-standby", "t"},
+	} {
+		t.Run(tt.attrs, func(t *testing.T) {
+			dsn := multiHostOn(pgtest.PgBouncerPort, dirs, "target_session_attrs", tt.attrs, "default_query_exec_mode", "exec")
+			std := openDB(t, stdDriver, dsn)
+			for _, opts := range []string{"default", "all"} {
+				pc := openDB(t, pcDriver, dsn)
+				if opts == "all" {
+					pc = openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all"))
+				}
+				var inRecovery string
+				if err := pc.QueryRowContext(ctx, "select pg_is_in_recovery()::text").Scan(&inRecovery); err != nil {
+					t.Fatal(err)
+				}
+				if inRecovery[:1] != tt.want {
+					t.Errorf("pg_is_in_recovery() = %s through PgBouncer, want %s", inRecovery, tt.want)
+				}
+				for tname, targets := range replicaTargets() {
+					want := readAll(t, std, replicaSelect(), []any{400}, targets)
+					checkReference(t, tname, want)
+					compareLines(t, fmt.Sprintf("%s, pgcache_types=%s", tname, opts), want, readAll(t, pc, replicaSelect(), []any{400}, targets))
+				}
+			}
+		})
+	}
 }
 
 // testMultiHost connects through multi-host DSNs, keyword/value and URL,

@@ -39,8 +39,8 @@ type Setup struct {
 	// with its primary (and its OIDs with it), and the database's OID. It
 	// keys what pgcache remembers by OID across connections, so that one
 	// server's judgements never apply to another server's columns. It is 0
-	// with pgcache=off; without the privilege to execute
-	// pg_control_system() it is a hash of the database OID alone.
+	// with pgcache=off; without pg_control_system() (not granted, or an
+	// engine that lacks it) it is a hash of the database OID alone.
 	Catalog uint64
 
 	// Unmatched are the pgcache_disable entries that match nothing in the
@@ -257,8 +257,9 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 // (say 名前 under LATIN1) cannot name any column this connection can read;
 // the server refuses to convert it, and the lookup is then repeated once
 // without the non-ASCII entries. A role that may not execute
-// pg_control_system() gets a repeated lookup without the system identifier,
-// and a [Setup.Catalog] of the database OID alone.
+// pg_control_system(), or an engine without it, gets a repeated lookup
+// without the system identifier, and a [Setup.Catalog] of the database OID
+// alone.
 func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	if !o.Cache {
 		return &Setup{Options: o}, nil
@@ -278,7 +279,9 @@ func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 		pgErr, ok := errors.AsType[*pgconn.PgError](err)
 		if ok && pgErr.Code == "22P05" && !dropNonASCII { // untranslatable_character
 			dropNonASCII = true
-		} else if ok && pgErr.Code == "42501" && withSysid { // insufficient_privilege: pg_control_system()
+		} else if ok && (pgErr.Code == "42501" || pgErr.Code == "42883") && withSysid {
+			// insufficient_privilege or undefined_function: pg_control_system()
+			// is revoked, or missing on a PostgreSQL-compatible engine.
 			withSysid = false
 		} else {
 			break
