@@ -20,7 +20,8 @@ import (
 //
 // A column's identity is its table OID and attribute number, as the server
 // describes the result field, or for an expression (no table) the query's
-// text and the column's position in it.
+// text and the column's position in it, both on the catalog (server and
+// database) the connection reads (catalogKey).
 //
 // The memory is a direct-mapped table of memSlots slots, each a key, a
 // tracker and a generation behind its own mutex: a fixed footprint
@@ -94,6 +95,20 @@ func columnKey(tableOID uint32, attnum uint16, i int, queryHash uint64) uint64 {
 		return uint64(tableOID)<<16 | uint64(attnum) | 1<<63
 	}
 	return (queryHash^uint64(i+1)*0xff51afd7ed558ccd)&^(1<<63) | 1
+}
+
+// catalogKey is key, a columnKey, on the catalog that [driver.Setup]'s
+// Catalog identifies. Table OIDs and attribute numbers name columns of one
+// server's database only (a physical standby shares them with its primary),
+// and an expression's reuse depends on the data it reads, so one server's
+// judgements must not reach another's columns: a process reading two
+// servers keeps apart trackers for each. It flips bits 1 to 62 of key by
+// catalog, a bijection for each catalog, so that keys differing on one
+// catalog still differ, and keeps bit 63 (table column or expression) and
+// bit 0 (an expression's key is odd), so a key is still never 0. A catalog
+// of 0 (not resolved) leaves key as it is.
+func catalogKey(key, catalog uint64) uint64 {
+	return key ^ catalog&^(1<<63|1)
 }
 
 // hashQuery is the hash of query's text for columnKey, never 0. It is

@@ -204,7 +204,8 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 		if r.mem == nil {
 			r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
 		}
-		r.mem = append(r.mem, memRef{key: columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash)})
+		// Keyed per catalog: an OID names a column of one server only.
+		r.mem = append(r.mem, memRef{key: catalogKey(columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash), c.setup.Catalog)})
 		r.lastMiss = append(r.lastMiss, 0)
 		if r.cached == nil {
 			r.cached = make([]cachedColumn, 0, len(fields)-i)
@@ -251,9 +252,11 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 			var ok bool
 			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
 				// A column the memory does not know: its first Close
-				// writes it there (ends differs).
+				// writes it there (ends differs). Behind the tracker's
+				// count, not ahead: a result set that ends one window
+				// would bring it level and go unremembered.
 				cc.reuse = newReuseTracker()
-				ref.ends = cc.reuse.ends + 1
+				ref.ends = cc.reuse.ends - 1
 			} else {
 				ref.ends = cc.reuse.ends
 			}

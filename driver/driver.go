@@ -34,6 +34,14 @@ type Setup struct {
 	// database, or 0 when the extension is not installed (columns are then
 	// whatever type the server says they are, and nothing is treated as hstore).
 	HstoreOID uint32
+	// Catalog identifies the catalog the connection's OIDs refer to: a hash
+	// of the server's system identifier, which a physical standby shares
+	// with its primary (and its OIDs with it), and the database's OID. It
+	// keys what pgcache remembers by OID across connections, so that one
+	// server's judgements never apply to another server's columns. It is 0
+	// with pgcache=off; without pg_control_system() (not granted, or an
+	// engine that lacks it) it is a hash of the database OID alone.
+	Catalog uint64
 
 	// Unmatched are the pgcache_disable entries that match nothing in the
 	// database when the connection opened: a table-qualified entry whose
@@ -99,6 +107,7 @@ const (
 	rowAttr   = 1 // a table column: table OID and attribute number
 	rowName   = 2 // a result-column name, as the server spells it to this client
 	rowSeen   = 3 // a bare name that some table or view column has
+	rowIdent  = 4 // the database's OID and the server's system identifier
 )
 
 // hstoreQuery finds the hstore type through the extension that owns it, so it
@@ -111,6 +120,22 @@ join pg_catalog.pg_depend d
 join pg_catalog.pg_extension x
   on d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass and x.oid = d.refobjid
 where x.extname = 'hstore' and t.typname = 'hstore'`
+
+// identQuery returns the database's OID and the server's system identifier.
+// It reads the same on a physical standby as on its primary and works behind
+// PgBouncer, which passes it to a server connection like any query. Where
+// pg_control_system() may not be executed (PostgreSQL grants it to PUBLIC,
+// but a managed service may revoke it), [Resolve] asks identDBQuery instead.
+const identQuery = `
+union all
+select 4, d.oid, 0::pg_catalog.int2, (select s.system_identifier::pg_catalog.text from pg_catalog.pg_control_system() s)
+from pg_catalog.pg_database d where d.datname = pg_catalog.current_database()`
+
+// identDBQuery is identQuery without the system identifier.
+const identDBQuery = `
+union all
+select 4, d.oid, 0::pg_catalog.int2, null::pg_catalog.text
+from pg_catalog.pg_database d where d.datname = pg_catalog.current_database()`
 
 // attrQuery finds the table OID and attribute number of each table-qualified
 // entry, listed in place of %s as VALUES rows (nsp, rel, att). An unqualified
@@ -199,6 +224,7 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 	}
 	var q strings.Builder
 	q.WriteString(hstoreQuery)
+	q.WriteString(identQuery)
 	if len(attrs) > 0 {
 		fmt.Fprintf(&q, attrQuery, strings.Join(attrs, ", "))
 	}
@@ -230,18 +256,36 @@ func newSetup(o Options, utf8Both, dropNonASCII bool) (*Setup, string) {
 // truncates them. A name the database or client encoding cannot represent
 // (say 名前 under LATIN1) cannot name any column this connection can read;
 // the server refuses to convert it, and the lookup is then repeated once
-// without the non-ASCII entries.
+// without the non-ASCII entries. A role that may not execute
+// pg_control_system(), or an engine without it, gets a repeated lookup
+// without the system identifier, and a [Setup.Catalog] of the database OID
+// alone.
 func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	if !o.Cache {
 		return &Setup{Options: o}, nil
 	}
 	pc := conn.PgConn()
 	utf8Both := pc.ParameterStatus("server_encoding") == "UTF8" && pc.ParameterStatus("client_encoding") == "UTF8"
-	s, query := newSetup(o, utf8Both, false)
-	err := s.lookup(ctx, conn, query)
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "22P05" { // untranslatable_character
-		s, query = newSetup(o, utf8Both, true)
+	var s *Setup
+	var err error
+	dropNonASCII, withSysid := false, true
+	for {
+		var query string
+		s, query = newSetup(o, utf8Both, dropNonASCII)
+		if !withSysid {
+			query = strings.Replace(query, identQuery, identDBQuery, 1)
+		}
 		err = s.lookup(ctx, conn, query)
+		pgErr, ok := errors.AsType[*pgconn.PgError](err)
+		if ok && pgErr.Code == "22P05" && !dropNonASCII { // untranslatable_character
+			dropNonASCII = true
+		} else if ok && (pgErr.Code == "42501" || pgErr.Code == "42883") && withSysid {
+			// insufficient_privilege or undefined_function: pg_control_system()
+			// is revoked, or missing on a PostgreSQL-compatible engine.
+			withSysid = false
+		} else {
+			break
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pgcache: catalog lookup at connect: %w", err)
@@ -253,6 +297,23 @@ func Resolve(ctx context.Context, conn *pgx.Conn, o Options) (*Setup, error) {
 	}
 	s.checked, s.seen = nil, nil
 	return s, nil
+}
+
+// catalogID hashes a system identifier (0 when unknown) and a database OID
+// into [Setup.Catalog], never 0 (splitmix64's finalizer, so that every bit
+// of both reaches every bit of the result).
+func catalogID(sysid uint64, dbOID uint32) uint64 {
+	mix := func(x uint64) uint64 {
+		x ^= x >> 30
+		x *= 0xbf58476d1ce4e5b9
+		x ^= x >> 27
+		x *= 0x94d049bb133111eb
+		return x ^ x>>31
+	}
+	if id := mix(sysid ^ mix(uint64(dbOID)+0x9e3779b97f4a7c15)); id != 0 {
+		return id
+	}
+	return 1
 }
 
 // lookup runs the catalog query and records what it finds in s. The values
@@ -290,6 +351,14 @@ func (s *Setup) lookup(ctx context.Context, conn *pgx.Conn, query string) error 
 				s.attrs = make(map[attr]bool)
 			}
 			s.attrs[attr{uint32(oid), uint16(num)}] = true
+		case rowIdent:
+			var sysid uint64
+			if row[3] != nil {
+				if sysid, err = strconv.ParseUint(string(row[3]), 10, 64); err != nil {
+					return fmt.Errorf("unexpected row %q: %w", row, err)
+				}
+			}
+			s.Catalog = catalogID(sysid, uint32(oid))
 		case rowName:
 			if s.names == nil {
 				s.names = make(map[string]bool)

@@ -94,6 +94,9 @@ type Cluster struct {
 	cred    *syscall.Credential // the postgres user when we are root, else nil
 	env     []string
 
+	primary *Cluster // the cluster this one is a streaming standby of, or nil
+	slot    string   // the standby's replication slot on primary
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -169,7 +172,7 @@ func (c *Cluster) start(ctx context.Context) error {
 func (c *Cluster) writeConfig(path string) error {
 	var b strings.Builder
 	b.WriteString("\n# pgtest\n")
-	all := append(settings[:len(settings):len(settings)],
+	all := append(append(settings[:len(settings):len(settings)], replicationSettings...),
 		[2]string{"unix_socket_directories", c.dir},
 		[2]string{"port", strconv.Itoa(Port)})
 	for _, kv := range all {
