@@ -139,7 +139,7 @@ func soakDuration(t *testing.T) time.Duration {
 // soakStats counts what the soak did.
 type soakStats struct {
 	queries, clean, faulted, rows, compared, uncompared atomic.Int64
-	resets, settings, ddl, killed, cancels  atomic.Int64
+	resets, settings, ddl, killed, cancels              atomic.Int64
 }
 
 func TestSoakFaults(t *testing.T) {
