@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -178,7 +179,7 @@ func TestSoakFaults(t *testing.T) {
 			case <-tick.C:
 			}
 			for w := range progress {
-				if since := time.Since(time.Unix(0, progress[w].Load())); since > soakStallAfter {
+				if since := time.Since(time.Unix(0, progress[w].Load())); progress[w].Load() != math.MaxInt64 && since > soakStallAfter {
 					stallOnce.Do(func() {
 						var b strings.Builder
 						pprof.Lookup("goroutine").WriteTo(&b, 2)
@@ -203,11 +204,15 @@ func TestSoakFaults(t *testing.T) {
 				return
 			}
 			defer conn.Close()
+			// A worker that stops (at its first error) is no stall.
+			defer progress[w].Store(math.MaxInt64)
 			ref := &soakRef{conn: conn}
 			for iter := 0; iter == 0 || time.Now().Before(stop); iter++ {
 				progress[w].Store(time.Now().UnixNano())
 				if err := soakIteration(pc, ref, kinds, rng, &st, func() { progress[w].Store(time.Now().UnixNano()) }); err != nil {
-					errs <- fmt.Errorf("worker %d, iteration %d: %w", w, iter, err)
+					err = fmt.Errorf("worker %d, iteration %d: %w", w, iter, err)
+					fmt.Fprintln(os.Stderr, "TestSoakFaults:", err) // now, in case a stall follows
+					errs <- err
 					return
 				}
 			}
@@ -233,6 +238,9 @@ func TestSoakFaults(t *testing.T) {
 	select {
 	case <-finished:
 	case <-stalled:
+		for len(errs) > 0 {
+			t.Error(<-errs)
+		}
 		t.Fatalf("a worker stalled for %s; every goroutine's stack is on stderr", soakStallAfter)
 	}
 	close(done)
@@ -340,6 +348,8 @@ func soakLines(ctx context.Context, q interface {
 			var settings string
 			if err := rows.Scan(&i, &settings, new(any), new(any)); err == nil {
 				line += " @ " + strconv.Quote(settings)
+			} else {
+				line += " @! " + errShow(err)
 			}
 			lines = append(lines, line)
 			continue
@@ -512,7 +522,7 @@ func soakFault(l string) bool {
 		"SQLSTATE 57P01", "SQLSTATE 57014", // terminated, cancelled
 		"SQLSTATE 42P01", "SQLSTATE 0A000", "SQLSTATE 55P03", "SQLSTATE 40P01", "SQLSTATE XX000", // DDL
 		"unexpected EOF", "conn closed", "use of closed network connection", "connection reset", "broken pipe",
-		"timeout", "context canceled", "context deadline exceeded", "failed to deallocate",
+		"timeout", "context canceled", "context deadline exceeded", "failed to deallocate", "sql: Rows are closed",
 	} {
 		if strings.Contains(l, s) {
 			return true
