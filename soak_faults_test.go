@@ -40,8 +40,9 @@ import (
 // with every goroutine's stack when a worker makes no progress for
 // soakStallAfter, so a hang shows where everything waits.
 //
-// It runs for 30 s (5 s with -short); PGCACHE_SOAK=10m (any time.Duration)
-// runs it longer.
+// It runs for 30 s (5 s with -short), half through a *sql.DB of its own
+// connections and half through one over a pgxpool; PGCACHE_SOAK=10m (any
+// time.Duration) runs it longer.
 
 const (
 	soakQueryTimeout = 30 * time.Second
@@ -153,9 +154,30 @@ func TestSoakFaults(t *testing.T) {
 	mustExec(t, admin, "drop table if exists hang_ddl")
 	mustExec(t, admin, "create table hang_ddl as select id, id * 7 as v from generate_series(1, 50) id")
 
+	// Half the time through a *sql.DB of its own connections, half through
+	// one that borrows them from a pgxpool (NewPool), whose 6 connections
+	// the 16 workers wait for in the pool's Acquire.
+	t.Run("sql.DB", func(t *testing.T) {
+		pc := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all", "application_name", soakApp))
+		pc.SetMaxOpenConns(6)
+		soakRun(t, pc, admin, dsn, d/2)
+	})
+	t.Run("pgxpool", func(t *testing.T) {
+		pool, pc, err := pgcache.NewPool(context.Background(),
+			withParams(t, dsn, "pgcache_types", "all", "application_name", soakApp, "pool_max_conns", "6"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		defer pc.Close()
+		soakRun(t, pc, admin, dsn, d-d/2)
+	})
+}
+
+// soakRun runs the soak for d on pgcache's pc, admin doing the DDL and the
+// terminations.
+func soakRun(t *testing.T, pc, admin *sql.DB, dsn string, d time.Duration) {
 	const workers = 16
-	pc := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all", "application_name", soakApp))
-	pc.SetMaxOpenConns(6)
 	std := openDB(t, stdDriver, dsn)
 	std.SetMaxOpenConns(workers)
 
