@@ -170,7 +170,8 @@ func TestErrorParity(t *testing.T) {
 	}
 	// Four of the eight combinations of exec mode, pgcache_types and hstore
 	// registration, so that each pair of them is covered and the test stays
-	// near a minute under -race; PGCACHE_LONG=1 runs all eight.
+	// near a minute under -race (-short: two of them); PGCACHE_LONG=1 runs
+	// all eight.
 	configs := []struct {
 		mode, types string
 		typed       bool
@@ -179,6 +180,9 @@ func TestErrorParity(t *testing.T) {
 		{"cache_statement", "all", true},
 		{"simple_protocol", "all", true},
 		{"simple_protocol", "", false},
+	}
+	if testing.Short() {
+		configs = configs[1:3]
 	}
 	if os.Getenv("PGCACHE_LONG") != "" {
 		configs = append(configs, []struct {
