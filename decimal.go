@@ -147,11 +147,21 @@ func (d Decimal) Value() (sqldriver.Value, error) { return d.String(), nil }
 // errNullDecimal is returned when NULL is scanned into a Decimal.
 var errNullDecimal = errors.New("pgcache: cannot scan NULL into *pgcache.Decimal; use *pgcache.NullDecimal")
 
+// Errors of a Scan into a nil pointer, which database/sql before Go 1.27
+// hands to the Scan method.
+var (
+	errNilDecimal     = errors.New("pgcache: cannot scan into a nil *pgcache.Decimal")
+	errNilNullDecimal = errors.New("pgcache: cannot scan into a nil *pgcache.NullDecimal")
+)
+
 // Scan implements sql.Scanner. For a text that pgcache's Rows found in the
 // cache it stores the shared decimal without allocating; otherwise it decodes
 // the value. It accepts the strings and byte slices any PostgreSQL driver
 // returns for numeric columns, and int64 and float64 values.
 func (d *Decimal) Scan(src any) error {
+	if d == nil {
+		return errNilDecimal
+	}
 	var n *decode.Numeric
 	var err error
 	switch v := src.(type) {
@@ -206,6 +216,9 @@ func numericFromFloat(f float64) (*decode.Numeric, error) {
 
 // Scan implements sql.Scanner; NULL sets Valid to false.
 func (n *NullDecimal) Scan(src any) error {
+	if n == nil {
+		return errNilNullDecimal
+	}
 	if src == nil {
 		*n = NullDecimal{}
 		return nil

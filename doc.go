@@ -59,9 +59,9 @@
 // arrays, ranges and other pgx-native destinations are scanned by pgx's type
 // map, exactly as with pgx stdlib. A cached value goes straight from its
 // cache entry into *string, *any, *float64, *int64, *[Decimal], *apd.Decimal,
-// shopspring's *decimal.Decimal, *pgtype.Numeric, *[Hstore], *pgtype.Hstore
-// and Go maps, without reflection or parsing, and for most of them without
-// allocating. Older Go versions use Next as before; both give the same values.
+// shopspring's *decimal.Decimal, *pgtype.Numeric, *[Hstore] and
+// *pgtype.Hstore, without reflection or parsing, and for most of them
+// without allocating; Go maps go to pgx's type map, as with pgx stdlib. Older Go versions use Next as before; both give the same values.
 //
 // # Options
 //

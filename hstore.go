@@ -99,10 +99,20 @@ func (h Hstore) Value() (sqldriver.Value, error) { return string(h.h.AppendText(
 
 var errNullHstore = errors.New("pgcache: cannot scan NULL into *pgcache.Hstore; use *pgcache.NullHstore")
 
+// Errors of a Scan into a nil pointer, which database/sql before Go 1.27
+// hands to the Scan method.
+var (
+	errNilHstore     = errors.New("pgcache: cannot scan into a nil *pgcache.Hstore")
+	errNilNullHstore = errors.New("pgcache: cannot scan into a nil *pgcache.NullHstore")
+)
+
 // Scan implements sql.Scanner. For a text that pgcache's Rows found in the
 // cache it stores the shared value without allocating; otherwise it parses
 // the text.
 func (h *Hstore) Scan(src any) error {
+	if h == nil {
+		return errNilHstore
+	}
 	var text string
 	switch v := src.(type) {
 	case string:
@@ -128,6 +138,9 @@ func (h *Hstore) Scan(src any) error {
 
 // Scan implements sql.Scanner; NULL sets Valid to false.
 func (n *NullHstore) Scan(src any) error {
+	if n == nil {
+		return errNilNullHstore
+	}
 	if src == nil {
 		*n = NullHstore{}
 		return nil

@@ -49,7 +49,7 @@ type destRoutes struct {
 	// num and hs: a numeric or hstore entry's own routes, its parsed forms;
 	// its text takes the text routes where it has none.
 	num func(e *numEntry, p unsafe.Pointer) (done bool)
-	hs  func(e *hsEntry, maps bool, p unsafe.Pointer) (done bool, err error)
+	hs  func(e *hsEntry, p unsafe.Pointer) (done bool, err error)
 }
 
 // routeTable is the table, built once: a destination type's row by the type
@@ -95,11 +95,9 @@ var routeTable = map[unsafe.Pointer]*destRoutes{
 	typeWordOf[*decimal.Decimal]():     {num: numShopspring},
 	typeWordOf[*decimal.NullDecimal](): {num: numNullShopspring},
 
-	typeWordOf[*Hstore]():             {hs: hsHstore},
-	typeWordOf[*NullHstore]():         {hs: hsNullHstore},
-	typeWordOf[*pgtype.Hstore]():      {hs: hsPgtype},
-	typeWordOf[*map[string]*string](): {hs: hsPtrMap},
-	typeWordOf[*map[string]string]():  {hs: hsStrMap},
+	typeWordOf[*Hstore]():        {hs: hsHstore},
+	typeWordOf[*NullHstore]():    {hs: hsNullHstore},
+	typeWordOf[*pgtype.Hstore](): {hs: hsPgtype},
 }
 
 // noRoutes is the row of every type the table does not list.

@@ -205,7 +205,7 @@ func TestRouteTable(t *testing.T) {
 	}
 	// Cached values: the entries' driver values (the text kinds' strings,
 	// the fixed-size kinds' numbers and times), numeric entries, and hstore
-	// entries (whose maps TestHstoreIntoMaps checks).
+	// entries (whose maps TestHstoreMapsFollowTypeMap checks).
 	for w, typ := range types {
 		rt := routeTable[w]
 		for kind, vals := range entryValues {
@@ -239,12 +239,12 @@ func TestRouteTable(t *testing.T) {
 				t.Fatal("hstore: no entry")
 			}
 			got := reflect.New(typ.Elem()).Interface()
-			if done, _ := e.scanRoute(sqldriver.ScanContext{}, rt, dataWord(got), true); done {
+			if done, _ := e.scanRoute(sqldriver.ScanContext{}, rt, dataWord(got)); done {
 				filled["hs into "+typ.String()] = true
 			}
 			if typ.Elem().Kind() != reflect.Map {
 				checkRoute(t, "hstore entry", typ, e.value, func(dest any) (bool, error) {
-					return e.scanRoute(sqldriver.ScanContext{}, rt, dataWord(dest), true)
+					return e.scanRoute(sqldriver.ScanContext{}, rt, dataWord(dest))
 				})
 			}
 		}

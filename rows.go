@@ -88,11 +88,6 @@ type Rows struct {
 	// lazyCols: some cached column is lazy (see planLazy, Go 1.27).
 	lazyCols bool
 
-	// hstoreTyped: the connection's type map knows hstore (the application
-	// registered pgx's codec for it), so Go 1.27's map destinations of its
-	// hstore columns scan as that type map scans them.
-	hstoreTyped bool
-
 	// The pgcache_types text tables, when this result set has a text-kind
 	// column (the hashed one once it reads a text for it).
 	text     *cache.Short[sqldriver.Value]
@@ -175,7 +170,6 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
 			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
 			col.kind, tab = kindHstore, tabHstore
-			_, r.hstoreTyped = m.TypeForOID(fd.DataTypeOID)
 		default:
 			r.conv[i] = plainValueFunc(m, fd)
 			// pgcache_types; Cached is false for every column when pgcache=off.

@@ -229,6 +229,28 @@ func TestHstoreScanBadInput(t *testing.T) {
 	}
 }
 
+// TestScanNilReceivers: a Scan into a nil *Decimal, *NullDecimal, *Hstore or
+// *NullHstore, which database/sql before Go 1.27 passes on to the method, is
+// an error naming the type, never a panic, for every kind of source.
+func TestScanNilReceivers(t *testing.T) {
+	for _, src := range []any{"1.5", []byte("1.5"), `"a"=>"1"`, int64(1), 1.5, nil, true} {
+		for _, c := range []struct {
+			name string
+			scan func(any) error
+		}{
+			{"*pgcache.Decimal", (*Decimal)(nil).Scan},
+			{"*pgcache.NullDecimal", (*NullDecimal)(nil).Scan},
+			{"*pgcache.Hstore", (*Hstore)(nil).Scan},
+			{"*pgcache.NullHstore", (*NullHstore)(nil).Scan},
+		} {
+			err := c.scan(src)
+			if err == nil || !strings.Contains(err.Error(), "nil "+c.name) {
+				t.Errorf("Scan(%#v) into a nil %s: %v, want an error naming the nil %[2]s", src, c.name, err)
+			}
+		}
+	}
+}
+
 // checkNamesInput fails t unless err names the scanned value: the text
 // quoted (or its start, for a long one), or the Go type of anything else.
 func checkNamesInput(t *testing.T, err error, src any) {

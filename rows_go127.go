@@ -15,8 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/pgcache/pgcache/decode"
 )
 
 // As of Go 1.27 database/sql hands each Scan destination to the driver
@@ -127,7 +125,7 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		if e == nil {
 			return r.scanColumn(scanCtx, index, dest, false)
 		}
-		done, err = e.scanRoute(scanCtx, rt, p, !r.hstoreTyped)
+		done, err = e.scanRoute(scanCtx, rt, p)
 		goto routed
 	case kindText, kindFixed:
 		// A row passed in bulk (see advance) has no entry: not worth a look.
@@ -183,15 +181,11 @@ func (r *Rows) scanColumn(scanCtx sqldriver.ScanContext, index int, dest any, tr
 	case kindHstore:
 		if e := col.cell.hs; e != nil {
 			if !tried {
-				if done, err := e.scanRoute(scanCtx, rt, p, !r.hstoreTyped); done {
+				if done, err := e.scanRoute(scanCtx, rt, p); done {
 					return err
 				}
 			}
 			v = e.value
-		} else if !r.hstoreTyped {
-			if done, err := r.scanHstoreMapMiss(index, dest); done {
-				return err
-			}
 		}
 	case kindText, kindFixed:
 		// A row passed in bulk (see advance) has no entry: not worth a look.
@@ -323,29 +317,6 @@ func planWire(m *pgtype.Map, fd *pgconn.FieldDescription) wireKind {
 		return wireNone
 	}
 	return w
-}
-
-// scanHstoreMapMiss gives map destinations of an uncached, non-NULL hstore
-// value the same maps a cached one gets, parsing the text: on a connection
-// whose type map does not know hstore, pgx cannot scan one into a map at all,
-// and a row must not scan differently on its first read than on later ones.
-// A NULL is left to pgx's type map, which gives what pgx stdlib gives (a nil
-// map, no error).
-func (r *Rows) scanHstoreMapMiss(index int, dest any) (done bool, err error) {
-	switch dest.(type) {
-	case *map[string]*string, *map[string]string:
-	default:
-		return false, nil
-	}
-	raw := r.rows.RawValues()[index]
-	if raw == nil {
-		return false, nil
-	}
-	h, err := decode.ParseHstore(string(raw))
-	if err != nil {
-		return true, err
-	}
-	return scanHstoreMap(h, dest)
 }
 
 // scanColumnStdlib is what pgx stdlib's ScanColumn does with dest: rejects

@@ -5,15 +5,12 @@ package pgcache
 import (
 	"database/sql"
 	sqldriver "database/sql/driver"
-	"fmt"
 	"math/big"
 	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
-
-	"github.com/pgcache/pgcache/decode"
 )
 
 // The numeric and hstore entries' own routes (the num and hs kinds of the
@@ -197,12 +194,12 @@ func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 }
 
 // scanRoute fills the destination p, whose routes are rt, from an hstore
-// entry: its own route, else its text's. maps says whether map destinations
-// get the entry's pairs; when the connection's type map knows hstore they
-// are left to it, so that they scan exactly as pgx scans them.
-func (e *hsEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p unsafe.Pointer, maps bool) (done bool, err error) {
+// entry: its own route, else its text's. Go maps have none: pgx's type map
+// scans them, into a map when the connection knows hstore and with its
+// refusal when it does not, as pgx stdlib does.
+func (e *hsEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p unsafe.Pointer) (done bool, err error) {
 	if f := rt.hs; f != nil {
-		return f(e, maps, p)
+		return f(e, p)
 	}
 	if f := rt.text; f != nil {
 		return f(scanCtx, e.text, e.value, p)
@@ -210,7 +207,7 @@ func (e *hsEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p uns
 	return false, nil
 }
 
-func hsHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+func hsHstore(e *hsEntry, p unsafe.Pointer) (bool, error) {
 	if p == nil {
 		return false, nil
 	}
@@ -218,7 +215,7 @@ func hsHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
 	return true, nil
 }
 
-func hsNullHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+func hsNullHstore(e *hsEntry, p unsafe.Pointer) (bool, error) {
 	if p == nil {
 		return false, nil
 	}
@@ -226,61 +223,10 @@ func hsNullHstore(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
 	return true, nil
 }
 
-func hsPgtype(e *hsEntry, _ bool, p unsafe.Pointer) (bool, error) {
+func hsPgtype(e *hsEntry, p unsafe.Pointer) (bool, error) {
 	if p == nil {
 		return false, nil
 	}
 	*(*pgtype.Hstore)(p) = pgtype.Hstore(e.hs.Map()) // a fresh map: the caller owns it
 	return true, nil
-}
-
-func hsPtrMap(e *hsEntry, maps bool, p unsafe.Pointer) (bool, error) {
-	if !maps || p == nil {
-		return false, nil
-	}
-	*(*map[string]*string)(p) = e.hs.Map()
-	return true, nil
-}
-
-func hsStrMap(e *hsEntry, maps bool, p unsafe.Pointer) (bool, error) {
-	if !maps || p == nil {
-		return false, nil
-	}
-	return true, setStrMap(e.hs, (*map[string]string)(p))
-}
-
-// scanHstoreMap fills a *map[string]*string or *map[string]string with a new
-// map of h's pairs. done is false for a nil pointer, so the caller reports
-// it as stdlib does.
-func scanHstoreMap(h decode.Hstore, dest any) (done bool, err error) {
-	switch d := dest.(type) {
-	case *map[string]*string:
-		if d == nil {
-			return false, nil
-		}
-		*d = h.Map()
-	case *map[string]string:
-		if d == nil {
-			return false, nil
-		}
-		return true, setStrMap(h, d)
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
-// setStrMap sets *d to a new map of h's pairs. A NULL value cannot go into
-// a map[string]string: that is an error naming the key, as pgx's hstore
-// codec refuses it too.
-func setStrMap(h decode.Hstore, d *map[string]string) error {
-	m := make(map[string]string, h.Len())
-	for k, v := range h.All() {
-		if !v.Valid {
-			return fmt.Errorf("pgcache: cannot scan hstore into map[string]string: key %q has a NULL value (use map[string]*string or pgcache.Hstore)", k)
-		}
-		m[k] = v.String
-	}
-	*d = m
-	return nil
 }
