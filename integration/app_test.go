@@ -89,7 +89,7 @@ insert into order_lines
 select i, i / 3 + 1, timestamptz '2026-01-01 00:00:00+00' + (i * 37) * interval '1 second',
 	(array['delivered', 'delivered', 'delivered', 'shipped', 'paid', 'cancelled'])[i % 6 + 1],
 	p.sku, 1 + (i % 4) * (i % 3), p.price, p.vat, p.discount, p.attrs
-from generate_series(1, $1::int) i join products p on p.id = (i * 104729) % 3000 + 1;
+from generate_series(1, $1::int8) i join products p on p.id = (i * 104729) % 3000 + 1;
 
 create table carts (
 	id          bigserial primary key,
