@@ -22,7 +22,8 @@
 #
 # With INSTR=1 it counts client instructions instead (valgrind's cachegrind,
 # GOGC=off, the Go scheduler's idle spinning left out as bench/cachegrind.sh
-# does): per row of the report, for each sub-benchmark BENCH matches, once.
+# does) for each sub-benchmark BENCH matches, once: per row of a report,
+# per operation of the others.
 #
 #   INSTR=1 ROWS=100000 BENCH='/api=sql/types=plain/op=report/' bench/app.sh
 set -euo pipefail
@@ -57,12 +58,17 @@ if [[ ${INSTR:-} == 1 ]]; then
 			}
 			END { printf "%.0f\n", sum }'
 	}
-	# Instructions of 3 reports less those of 1 (loading the tables, the
-	# warm-up and start-up drop out), over 2 reports' rows.
+	# Instructions of N+1 timed operations less those of 1 (loading the
+	# tables, the warm-up and start-up drop out), over N operations: a
+	# report's rows (N=2), or 200 pages, lookups or transactions.
 	for cell in $cells; do
-		three=$(total "$cell" 3)
+		n=200 unit=op per=200
+		if [[ $cell == */op=report/* ]]; then
+			n=2 unit=row per=$((2 * rows))
+		fi
+		more=$(total "$cell" $((n + 1)))
 		one=$(total "$cell" 1)
-		printf '%-60s %8d instructions/row\n' "$cell" $(((three - one) / (2 * rows)))
+		printf '%-60s %8d instructions/%s\n' "$cell" $(((more - one) / per)) "$unit"
 	done
 	exit 0
 fi

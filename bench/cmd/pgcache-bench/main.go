@@ -444,9 +444,9 @@ func printPlan(cfg config, work []bench.Planned, drivers []bench.Driver, dests [
 	var line string
 	if cfg.query != "" {
 		line = fmt.Sprintf("Measuring %d cells × %d rounds: at least %s, longer the more rows the query returns; then each column on its own.",
-			cells, cfg.rounds, strings.TrimPrefix(bench.FormatEstimate(low, low), "about "))
+			cells, cfg.rounds, max(low, time.Second).Round(time.Second))
 	} else {
-		line = fmt.Sprintf("Measuring %d cells over %d data sets × %d rounds: %s (less on an idle machine, more on a busy one), "+
+		line = fmt.Sprintf("Measuring %d cells over %d data sets × %d rounds: %s on a 2-core machine (the upper end when it is busy), "+
 			"after loading any table not loaded yet.", cells, len(work), cfg.rounds, bench.FormatEstimate(low, high))
 	}
 	notice(line)
