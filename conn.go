@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"fmt"
+	"io"
 	"maps"
 	"runtime"
 	"slices"
@@ -231,8 +232,8 @@ func (c *connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 // match nothing (see [CacheStats].UnmatchedDisable) and logs those not
 // reported before at warn level through the connection's tracer, when it is
 // a tracelog.TraceLog.
-func reportUnmatched(ctx context.Context, pc *pgx.Conn, s *driver.Setup) {
-	fresh := disableReports.note(s)
+func (c *connector) reportUnmatched(ctx context.Context, pc *pgx.Conn, s *driver.Setup) {
+	fresh := disableReports.note(c, databaseOf(pc), s)
 	if len(fresh) == 0 {
 		return
 	}
@@ -254,7 +255,7 @@ func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, err
 	if !c.pooled {
 		s, err := driver.Resolve(ctx, pc, c.opts)
 		if err == nil {
-			reportUnmatched(ctx, pc, s)
+			c.reportUnmatched(ctx, pc, s)
 		}
 		return s, err
 	}
@@ -266,7 +267,7 @@ func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, err
 	if err != nil {
 		return nil, err
 	}
-	reportUnmatched(ctx, pc, s)
+	c.reportUnmatched(ctx, pc, s)
 	if _, loaded := c.setups.LoadOrStore(key, s); !loaded {
 		runtime.AddCleanup(pc, func(k weak.Pointer[pgx.Conn]) { c.setups.Delete(k) }, key)
 	}
@@ -275,6 +276,17 @@ func (c *connector) setup(ctx context.Context, pc *pgx.Conn) (*driver.Setup, err
 
 // Driver returns the pgcache driver.
 func (c *connector) Driver() sqldriver.Driver { return c.drv }
+
+// Close forgets the pgcache_disable entries c's connections reported as
+// matching nothing (see [CacheStats].UnmatchedDisable). database/sql calls
+// it from DB.Close.
+func (c *connector) Close() error {
+	disableReports.forget(c)
+	if cl, ok := c.inner.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
 
 // Conn is pgcache's driver connection. Everything except reading query results
 // is delegated to the pgx stdlib connection it wraps.

@@ -496,3 +496,81 @@ func TestDSNDisableUnmatched(t *testing.T) {
 		t.Errorf("after creating the table: Stats().UnmatchedDisable = %q, want %q", got, want)
 	}
 }
+
+// TestDSNDisableUnmatchedBy: Stats().UnmatchedDisableBy names the database
+// each unmatched pgcache_disable entry was reported for (host, port,
+// database, user; never the password), a database opened without the
+// entry neither shows nor clears it, and closing the sql.DB that reported
+// it clears it, database by database. Before, one list served the whole
+// process: an entry a DSN misspelt stayed after every database opened
+// without it, with nothing to say where it came from.
+func TestDSNDisableUnmatchedBy(t *testing.T) {
+	const entry = "pgc_unb_typo.price"
+	dbX, dbY := pgtest.Database(t), pgtest.Database(t)
+	open := func(dsn string, params ...string) *sql.DB {
+		t.Helper()
+		db, err := sql.Open(pcDriver, withParams(t, dsn, params...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Ping(); err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	reported := func() (entries []string, by []pgcache.UnmatchedEntry) {
+		t.Helper()
+		s := pgcache.Stats()
+		for _, e := range s.UnmatchedDisable {
+			if e == entry {
+				entries = append(entries, e)
+			}
+		}
+		for _, e := range s.UnmatchedDisableBy {
+			if strings.Contains(e.Database, "secret") || strings.Contains(e.Database, "password") {
+				t.Errorf("UnmatchedDisableBy %+v shows the password", e)
+			}
+			if e.Entry == entry {
+				by = append(by, e)
+			}
+		}
+		return entries, by
+	}
+	database := func(dsn string) string {
+		t.Helper()
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
+	}
+	check := func(when string, want ...string) {
+		t.Helper()
+		entries, by := reported()
+		var got []string
+		for _, e := range by {
+			got = append(got, e.Database)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: UnmatchedDisableBy for %s lists %q, want %q", when, entry, got, want)
+		}
+		if len(entries) != min(len(want), 1) {
+			t.Errorf("%s: UnmatchedDisable lists %s %d times, want %d", when, entry, len(entries), min(len(want), 1))
+		}
+	}
+
+	// password= is ignored by the test server's trust authentication.
+	a := open(dbX, "pgcache_disable", entry, "password", "secret")
+	check("X opened with the entry", database(dbX))
+	open(dbY)
+	check("Y opened without it", database(dbX))
+	c := open(dbY, "pgcache_disable", entry)
+	want := []string{database(dbX), database(dbY)}
+	slices.Sort(want)
+	check("Y opened with it too", want...)
+	a.Close()
+	check("X's sql.DB closed", database(dbY))
+	c.Close()
+	check("Y's closed too")
+}

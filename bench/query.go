@@ -12,8 +12,10 @@ import (
 )
 
 // QueryWorkload describes a user's query for measuring: every column is read
-// into *any, and numeric and hstore columns also into pgcache's types (see
-// [QueryCells]). It learns the column types by preparing query on the pgx
+// into *any, and numeric and hstore columns also into pgcache's nullable
+// types, [pgcache.NullDecimal] and [pgcache.NullHstore] (see [QueryCells]):
+// any column of a query may hold NULL, even a NOT NULL one read through an
+// outer join, and a NULL cannot be scanned into a [pgcache.Decimal]. It learns the column types by preparing query on the pgx
 // connection, which does not run it, and marks the workload ReadOnly, so
 // [Env.Scan] runs it inside a READ ONLY transaction and the server refuses
 // anything that writes.
@@ -32,7 +34,7 @@ func (e *Env) QueryWorkload(ctx context.Context, query string) (Workload, error)
 	if t, ok := e.native.TypeMap().TypeForName("hstore"); ok {
 		hstoreOID = t.OID
 	}
-	w := Workload{Name: "query", Query: query, ReadOnly: true, Kind: Other}
+	w := Workload{Name: "query", Query: query, ReadOnly: true, Kind: Other, Nullable: true}
 	for _, f := range sd.Fields {
 		w.Columns = append(w.Columns, QueryColumn{Name: f.Name, Type: e.typeName(f.DataTypeOID),
 			Source: e.sourceName(ctx, f.TableOID, f.TableAttributeNumber)})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Report formats the results of one [Run].
@@ -14,6 +15,9 @@ type Report struct {
 	Kind     Kind   // of the workload, for hit ratios and headlines
 	Results  []Result
 	Markdown bool // GitHub tables instead of aligned text
+	// Summary leaves the table out: the title, the headline comparisons
+	// and the cells not measured only.
+	Summary bool
 }
 
 // Baseline is the driver every row is compared with.
@@ -26,8 +30,9 @@ var header = []string{
 
 // WriteTo writes the table: one row per cell, the median of each figure over
 // the rounds, and speed-ups against [Baseline] reading into the same
-// destination (how many times less time pgx needs more; above 1 is faster
-// than pgx). Then the headline comparisons for the workload's kind.
+// destination (pgx's figure divided by the cell's: above 1 the cell is
+// faster than pgx). Then the headline comparisons for the workload's kind.
+// With Summary set, the table is left out.
 func (r Report) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	base := make(map[Dest]PerValue)
@@ -56,17 +61,17 @@ func (r Report) WriteTo(w io.Writer) (int64, error) {
 		rows = append(rows, row)
 	}
 
-	if r.Markdown {
+	switch {
+	case r.Summary && r.Markdown:
+		fmt.Fprintf(cw, "#### %s\n", r.Title)
+	case r.Summary:
+		fmt.Fprintf(cw, "%s\n", r.Title)
+	case r.Markdown:
 		fmt.Fprintf(cw, "#### %s\n\n", r.Title)
 		writeMarkdown(cw, header, rows)
-	} else {
+	default:
 		fmt.Fprintf(cw, "%s\n", r.Title)
-		tw := tabwriter.NewWriter(cw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		for _, row := range append([][]string{header}, rows...) {
-			// Left-align the two label columns, right-align the figures.
-			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", pad(row[0], 18), pad(row[1], 11), strings.Join(row[2:], "\t"))
-		}
-		tw.Flush()
+		writeAligned(cw, header, rows)
 	}
 	lines := r.headlines()
 	for _, f := range failed {
@@ -86,7 +91,25 @@ func (r Report) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, cw.err
 }
 
-func pad(s string, n int) string { return s + strings.Repeat(" ", max(n-len(s), 0)) }
+// writeAligned writes header and rows as aligned text: the two label
+// columns (dest, driver) left-aligned, each as wide as its longest entry,
+// the figures right-aligned.
+func writeAligned(w io.Writer, header []string, rows [][]string) {
+	all := append([][]string{header}, rows...)
+	var width [2]int
+	for _, row := range all {
+		for i := range width {
+			width[i] = max(width[i], utf8.RuneCountInString(row[i]))
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range all {
+		fmt.Fprintf(tw, "%s  %s\t%s\t\n", pad(row[0], width[0]), pad(row[1], width[1]), strings.Join(row[2:], "\t"))
+	}
+	tw.Flush()
+}
+
+func pad(s string, n int) string { return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) }
 
 func writeMarkdown(w io.Writer, header []string, rows [][]string) {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
@@ -155,6 +178,24 @@ func ratio(base, x float64) string {
 	return fmt.Sprintf("%.2f×", base/x)
 }
 
+// Compare words what x costs against base in what: "2.10× less client CPU"
+// when x is cheaper, "1.05× more client CPU" when it costs more (never
+// "0.95× less"), "as much client CPU" when the ratio rounds to 1.00×, and
+// "client CPU not measured" when either is missing.
+func Compare(base, x float64, what string) string {
+	if !(x > 0) || !(base > 0) || math.IsInf(x, 0) || math.IsInf(base, 0) {
+		return what + " not measured"
+	}
+	switch r := base / x; {
+	case fmt.Sprintf("%.2f", r) == "1.00":
+		return "as much " + what
+	case r > 1:
+		return fmt.Sprintf("%.2f× less %s", r, what)
+	default:
+		return fmt.Sprintf("%.2f× more %s", x/base, what)
+	}
+}
+
 // headlines compares pgcache's typed reads with what users of the other
 // drivers scan into instead.
 func (r Report) headlines() []string {
@@ -203,8 +244,8 @@ func (r Report) headlines() []string {
 		if !ok1 || !ok2 {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s → %s vs %s → %s: %s less client CPU, %s less wall time, %.2f vs %.2f allocs/value",
-			p.a.Driver, target(p.a), p.b.Driver, target(p.b), ratio(b.CPU, a.CPU), ratio(b.Wall, a.Wall), a.Allocs, b.Allocs))
+		lines = append(lines, fmt.Sprintf("%s → %s vs %s → %s: %s, %s, %.2f vs %.2f allocs/value",
+			p.a.Driver, target(p.a), p.b.Driver, target(p.b), Compare(b.CPU, a.CPU, "client CPU"), Compare(b.Wall, a.Wall, "wall time"), a.Allocs, b.Allocs))
 	}
 	return lines
 }

@@ -75,7 +75,9 @@ const (
 	StringMap Dest = "map[string]string"
 	// PgcacheTypes scans numeric columns into *pgcache.Decimal, hstore
 	// columns into *pgcache.Hstore and every other column into *any; for
-	// user queries.
+	// user queries. Where the columns may hold NULL ([Workload].Nullable),
+	// as a user query's may, into *pgcache.NullDecimal and
+	// *pgcache.NullHstore.
 	PgcacheTypes Dest = "pgcache-types"
 	// Natural scans each column of a mixed data set into the Go type an
 	// application would use: int8 into *int64, int4 into *int32, date and
@@ -159,6 +161,9 @@ type Workload struct {
 	Kinds []Kind // one per result column
 	// Types are the columns' SQL types, for [Natural].
 	Types []string
+	// Nullable says the columns may hold NULL (user queries):
+	// [PgcacheTypes] scans them into pgcache's Null types.
+	Nullable bool
 	// Columns are a user query's result columns (see [Env.QueryWorkload]).
 	Columns []QueryColumn
 	// ReadOnly runs each query in a READ ONLY transaction (user queries).
@@ -366,7 +371,7 @@ func pointers(c Cell, w Workload) ([]any, error) {
 		if (c.Dest == Natural || c.Dest == Typed || c.Dest == PgcacheTyped) && i < len(w.Types) {
 			p = naturalPointer(c, w.Types[i])
 		} else {
-			p = newPointer(c, k)
+			p = newPointer(c, k, w.Nullable)
 		}
 		if p == nil {
 			return nil, fmt.Errorf("bench: %s does not apply to %s columns", c.Dest, k)
@@ -404,7 +409,9 @@ func naturalPointer(c Cell, typ string) any {
 	return new(string)
 }
 
-func newPointer(c Cell, k Kind) any {
+// newPointer returns the destination c's Dest names for a column of kind
+// k; nullable picks the Null form where the destination has one.
+func newPointer(c Cell, k Kind, nullable bool) any {
 	switch c.Dest {
 	case RawBytes:
 		return new(sql.RawBytes)
@@ -413,10 +420,14 @@ func newPointer(c Cell, k Kind) any {
 	case Any:
 		return new(any)
 	case PgcacheTypes:
-		switch k {
-		case Numeric:
+		switch {
+		case k == Numeric && nullable:
+			return new(pgcache.NullDecimal)
+		case k == Numeric:
 			return new(pgcache.Decimal)
-		case Hstore:
+		case k == Hstore && nullable:
+			return new(pgcache.NullHstore)
+		case k == Hstore:
 			return new(pgcache.Hstore)
 		}
 		return new(any)

@@ -222,7 +222,7 @@ func ParseBool(key, s string) (bool, error) {
 	case "off", "false", "no", "0":
 		return false, nil
 	}
-	return false, &OptionError{Key: key, Value: s, Err: ErrInvalidValue, Reason: "want on or off"}
+	return false, &OptionError{Key: key, Value: s, Err: ErrInvalidValue, Reason: "want on/off, true/false, yes/no or 1/0"}
 }
 
 // ParseDisable parses the value of pgcache_disable: a comma-separated list of

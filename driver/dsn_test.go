@@ -105,7 +105,7 @@ func TestExtract(t *testing.T) {
 		{"disable", map[string]string{"pgcache_disable": "a,t.b"},
 			driver.Options{Cache: true, Disable: []driver.Column{{Name: "a"}, {Table: "t", Name: "b"}}}, ""},
 		{"bad bool", map[string]string{"pgcache": "maybe"}, driver.Options{},
-			`pgcache: invalid DSN option pgcache="maybe": want on or off`},
+			`pgcache: invalid DSN option pgcache="maybe": want on/off, true/false, yes/no or 1/0`},
 		{"unknown", map[string]string{"pgcache_disabel": "a"}, driver.Options{},
 			`pgcache: unknown DSN option "pgcache_disabel" (known options: pgcache, pgcache_disable, pgcache_types)`},
 		{"unknown upper", map[string]string{"PGCACHE": "off"}, driver.Options{},

@@ -8,6 +8,7 @@ require (
 	github.com/XSAM/otelsql v0.44.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/jmoiron/sqlx v1.4.0
+	github.com/lib/pq v1.12.3
 	github.com/pgcache/pgcache v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.25.0
 	github.com/shopspring/decimal v1.6.0

@@ -22,10 +22,13 @@
 //	-dests LIST   comma-separated destinations (default the main ones)
 //	-drivers LIST comma-separated drivers (default all; pgx is the baseline)
 //	-markdown     print GitHub tables
+//	-summary      print the headline comparisons only, not the tables
 //	-svg FILE     also write the results as an SVG bar chart to FILE
 //	-cpuprofile F write a CPU profile of the measured rounds to F
 //
-// Every figure is per value read (rows × columns). "CPU" is the user plus
+// It first says how long the run will take (estimated from the data sets,
+// the cells and -rounds) and what each driver and destination name in the
+// tables means. Every figure is per value read (rows × columns). "CPU" is the user plus
 // system time of this process (getrusage), garbage collection included, and
 // not the server's. See bench/README.md for how to read the tables.
 package main
@@ -59,6 +62,7 @@ type config struct {
 	dests      string
 	drivers    string
 	markdown   bool
+	summary    bool
 	cpuprofile string
 	svg        string
 	minTime    time.Duration
@@ -85,6 +89,7 @@ func main() {
 	flag.StringVar(&cfg.dests, "dests", "", "comma-separated `destinations` (default "+joinDests(mainDests)+")")
 	flag.StringVar(&cfg.drivers, "drivers", "", "comma-separated `drivers` (default all; keep pgx, the baseline)")
 	flag.BoolVar(&cfg.markdown, "markdown", false, "print GitHub Markdown tables")
+	flag.BoolVar(&cfg.summary, "summary", false, "print the headline comparisons of each data set only, not the tables")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured rounds to `file`")
 	flag.StringVar(&cfg.svg, "svg", "", "also write the results as an SVG bar chart to `file`")
 	flag.DurationVar(&cfg.minTime, "mintime", 100*time.Millisecond, "least `time` one measurement takes (short scans are repeated)")
@@ -170,6 +175,34 @@ func run(ctx context.Context, cfg config) (err error) {
 		fmt.Fprintln(os.Stderr, line)
 		fmt.Printf("%s\n\n", line)
 	}
+	start := time.Now()
+	defer func() {
+		if err == nil {
+			notice(fmt.Sprintf("done in %s", time.Since(start).Round(time.Second)))
+			clearProgress()
+		}
+	}()
+	setCells := make([][]bench.Cell, len(sets))
+	var work []bench.Planned
+	if cfg.query != "" {
+		var cells []bench.Cell
+		for _, c := range bench.QueryCells() {
+			if slices.Contains(drivers, c.Driver) {
+				cells = append(cells, c)
+			}
+		}
+		work = append(work, bench.Planned{Cells: len(cells)})
+	} else {
+		for i, d := range sets {
+			for _, c := range d.Cells() {
+				if slices.Contains(dests, c.Dest) && slices.Contains(drivers, c.Driver) {
+					setCells[i] = append(setCells[i], c)
+				}
+			}
+			work = append(work, bench.Planned{Cells: len(setCells[i]), Values: d.Values()})
+		}
+	}
+	printPlan(cfg, work, drivers, dests)
 	var reports []bench.Report
 	if cfg.svg != "" {
 		defer func() {
@@ -239,13 +272,8 @@ func run(ctx context.Context, cfg config) (err error) {
 		fmt.Println()
 		return bench.WriteRecommendation(os.Stdout, bench.Recommend(cols))
 	}
-	for _, d := range sets {
-		var cells []bench.Cell
-		for _, c := range d.Cells() {
-			if slices.Contains(dests, c.Dest) && slices.Contains(drivers, c.Driver) {
-				cells = append(cells, c)
-			}
-		}
+	for i, d := range sets {
+		cells := setCells[i]
 		title := fmt.Sprintf("data=%s: %s (%d rows × %d %s columns = %d values per scan)",
 			d.Name, d.Models, d.Rows, len(d.Columns), d.Kind, d.Values())
 		r, err := measure(ctx, env, cfg, d.Workload(), cells, title, d.Kind)
@@ -277,7 +305,7 @@ func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, 
 	if err != nil {
 		return bench.Report{}, err
 	}
-	rep := bench.Report{Title: title, Kind: kind, Results: results, Markdown: cfg.markdown}
+	rep := bench.Report{Title: title, Kind: kind, Results: results, Markdown: cfg.markdown, Summary: cfg.summary}
 	_, err = rep.WriteTo(os.Stdout)
 	return rep, err
 }
@@ -402,6 +430,35 @@ func printPreamble(ctx context.Context, dsn string, cfg config) (string, error) 
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU(), version, server, cfg.rounds)
 	fmt.Printf("%s\n\n", line)
 	return line, nil
+}
+
+// printPlan says on stdout how long the measuring takes and what the names
+// in the tables mean, and the estimate on stderr too, for a run whose
+// stdout goes to a file.
+func printPlan(cfg config, work []bench.Planned, drivers []bench.Driver, dests []bench.Dest) {
+	low, high := bench.Estimate(work, cfg.rounds, cfg.minTime)
+	cells := 0
+	for _, w := range work {
+		cells += w.Cells
+	}
+	var line string
+	if cfg.query != "" {
+		line = fmt.Sprintf("Measuring %d cells × %d rounds: at least %s, longer the more rows the query returns; then each column on its own.",
+			cells, cfg.rounds, max(low, time.Second).Round(time.Second))
+	} else {
+		line = fmt.Sprintf("Measuring %d cells over %d data sets × %d rounds: %s on a 2-core machine (the upper end when it is busy), "+
+			"after loading any table not loaded yet.", cells, len(work), cfg.rounds, bench.FormatEstimate(low, high))
+	}
+	notice(line)
+	clearProgress()
+	if cfg.query != "" {
+		dests = []bench.Dest{bench.RawBytes, bench.Any, bench.PgcacheTypes}
+	}
+	fmt.Printf("%s\n\nNames in the tables:\n\n", line)
+	for _, l := range bench.FormatLegend(bench.Legend(drivers, dests), cfg.markdown) {
+		fmt.Println(l)
+	}
+	fmt.Println()
 }
 
 // The progress line is rewritten in place on a terminal; elsewhere (a CI log,
