@@ -87,11 +87,10 @@ func TestReplicaCatalogIdentity(t *testing.T) {
 	if err := standby.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	onStandby, err := pgtest.CreateDatabase(ctx, standby.DSN(), "pgcache_second")
-	if err == nil {
+	if _, err := pgtest.CreateDatabase(ctx, standby.DSN(), "pgcache_second"); err == nil {
 		t.Fatal("create database on the standby succeeded")
 	}
-	onStandby = standby.DSN() + " dbname=pgcache_second"
+	onStandby := standby.DSN() + " dbname=pgcache_second"
 
 	p := openCatalogConn(t, primary.DSN()).setup.Catalog
 	s := openCatalogConn(t, standby.DSN()).setup.Catalog
