@@ -18,7 +18,7 @@ import (
 // result waits for that lock. Before Go 1.27 a second read lock taken
 // meanwhile waits behind it, so Columns, ColumnTypes or (in a narrow
 // window) Err called between the Scan and the next Next never return, with
-// any driver (golang/go#78304; ARCHITECTURE.md, "Locks and waits"). This
+// any driver (golang/go#64498; ARCHITECTURE.md, "Locks and waits"). This
 // test pins what each driver does in the orders that are safe — Next or
 // Close first — and, from Go 1.27, in the order that is not: identical
 // answers from pgx stdlib and pgcache, every call returning, and the
