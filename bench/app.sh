@@ -47,16 +47,7 @@ if [[ ${INSTR:-} == 1 ]]; then
 		sel="^BenchmarkApp\$/$(sed -E 's|^BenchmarkApp/||; s|/|$/^|g; s|^|^|; s|$|$|; s|\+|\\+|g' <<<"$1")"
 		GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$cgout" "$bin" \
 			-test.run '^$' -test.bench "$sel" -test.benchtime "${2}x" -test.cpu 1 -app.rows "$rows" >/dev/null 2>&1
-		cg_annotate --threshold=0 "$cgout" | awk '
-			/file:function/ { on = 1; next }
-			/Auto-annotated source/ { on = 0 }
-			on && $2 ~ /^\(/ {
-				gsub(",", "", $1)
-				if ($0 ~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:runtime\.(mcall|gogo)/) next
-				if ($0 ~ /:runtime\.(findRunnable|casgstatus|wakep|goschedImpl|gosched_m|schedule|execute|globrunqget|globrunqgetbatch|mcall|lock2|unlock2|\(\*m\)\.clearAllpSnapshot|\(\*timers\)\.check|\(\*timeHistogram\)\.record|pidleget|pidlegetSpinning|\(\*gcControllerState\)\.releaseNextGCMarkWorker|nanotime1\.abi0|GC)$/) next
-				sum += $1
-			}
-			END { printf "%.0f\n", sum }'
+		cg_annotate --threshold=0 "$cgout" | awk -f "$here/cgsum.awk"
 	}
 	# Instructions of N+1 timed operations less those of 1 (loading the
 	# tables, the warm-up and start-up drop out), over N operations: a

@@ -50,6 +50,7 @@ data=$1 values=$2
 shift 2
 : "${PGCACHE_TEST_DSN:?set PGCACHE_TEST_DSN to a server holding the data set}"
 cd "$(dirname "$0")"
+here=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/bench.test
@@ -61,18 +62,7 @@ total() {
 	shift 2
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >/dev/null 2>&1
-	cg_annotate --threshold=0 "$out" | awk '
-		/file:function/ { on = 1; next }
-		/Auto-annotated source/ { on = 0 }
-		on && $2 ~ /^\(/ {
-			gsub(",", "", $1)
-			# The scheduler, by file and, where its code is inlined into
-			# other files, by function.
-			if ($0 ~ /runtime\/(proc|lock_spinbit|lock_futex|sys_linux_amd64|netpoll|os_linux|signal_unix|preempt|time)\.go|asm_amd64\.s:runtime\.(mcall|gogo)/) next
-			if ($0 ~ /:runtime\.(findRunnable|casgstatus|wakep|goschedImpl|gosched_m|schedule|execute|globrunqget|globrunqgetbatch|mcall|lock2|unlock2|\(\*m\)\.clearAllpSnapshot|\(\*timers\)\.check|\(\*timeHistogram\)\.record|pidleget|pidlegetSpinning|\(\*gcControllerState\)\.releaseNextGCMarkWorker|nanotime1\.abi0|GC)$/) next
-			sum += $1
-		}
-		END { printf "%.0f\n", sum }'
+	cg_annotate --threshold=0 "$out" | awk -f "$here/cgsum.awk"
 }
 # count DRIVER prints the instructions per value of one run of its cell, or
 # per query of a short-query cell.
