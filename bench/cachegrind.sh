@@ -28,6 +28,15 @@
 #
 #   RUNS=3 bench/cachegrind.sh short/distinct/1 3000 pgx pgcache pgcache-off
 #
+# With PARTS=n a short-query count also prints, under each driver's line,
+# the n functions of this module (github.com/pgcache/pgcache…) that cost
+# the most instructions per query, with their share: where a query's cost
+# over pgcache=off's goes (planning and starting a result set, the lookups,
+# publishing its counts). A function's figure counts its own instructions,
+# not those of the functions it calls.
+#
+#   PARTS=12 bench/cachegrind.sh short/table-distinct/1 1000 pgcache pgcache-off
+#
 # It needs valgrind (apt-get install valgrind) and a server that already
 # holds the data set (run the benchmark once against $PGCACHE_TEST_DSN
 # first), so that loading it is not counted. Each cell runs 3 timed scans
@@ -63,6 +72,25 @@ total() {
 	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >/dev/null 2>&1
 	cg_annotate --threshold=0 "$out" | awk -f "$here/cgsum.awk"
+	if [[ -n ${PARTS:-} ]]; then
+		# Each function of the module and its own instructions, for parts.
+		cg_annotate --threshold=0 "$out" | awk '/file:function/ { on = 1; next }
+			/Auto-annotated source/ { on = 0 }
+			on && $2 ~ /^\(/ && /:github\.com\/pgcache\/pgcache/ {
+				n = $1; gsub(",", "", n); sub(/^.*:github\.com\/pgcache\/pgcache/, "pgcache"); f[$0] += n
+			}
+			END { for (k in f) print f[k] "\t" k }' >"$tmp/parts.$n"
+	fi
+}
+# parts N prints the PARTS costliest functions per query of the last two
+# runs (N+200 and 200 queries).
+parts() {
+	local n=$1
+	LC_ALL=C join -t $'\t' -1 2 -2 2 -a 1 -e 0 -o 0,1.1,2.1 \
+		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.$((n + 200))") \
+		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.200") |
+		awk -F '\t' -v n="$n" '{ printf "%8.0f  %s\n", ($2 - $3) / n, $1 }' |
+		sort -rn | head -n "$PARTS"
 }
 # count DRIVER prints the instructions per value of one run of its cell, or
 # per query of a short-query cell.
@@ -72,7 +100,11 @@ count() {
 		local pattern rows sel
 		IFS=/ read -r _ pattern rows <<<"$data"
 		sel="^BenchmarkShortQueries\$/^pattern=$pattern\$/^rows=$rows\$/^driver=$drv\$"
-		echo $((($(total "$sel" $((values + 200)) -test.cpu 1) - $(total "$sel" 200 -test.cpu 1)) / values))
+		local big small
+		big=$(total "$sel" $((values + 200)) -test.cpu 1)
+		small=$(total "$sel" 200 -test.cpu 1)
+		echo $(((big - small) / values))
+		[[ -n ${PARTS:-} ]] && parts "$values" >"$tmp/parts.$drv"
 		return
 	fi
 	local sum
@@ -97,4 +129,8 @@ for drv in "$@"; do
 	# shellcheck disable=SC2086 # the runs are words
 	median=$(printf '%s\n' ${runs[$drv]} | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
 	printf '%-16s %6s instructions/%s (runs: %s)\n' "${drv//\\/}" "$median" "$unit" "${runs[$drv]% }"
+	if [[ -n ${PARTS:-} && -s $tmp/parts.$drv ]]; then
+		# The last round's parts.
+		sed 's/^/    /' "$tmp/parts.$drv"
+	fi
 done
