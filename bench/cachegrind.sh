@@ -104,7 +104,9 @@ count() {
 		big=$(total "$sel" $((values + 200)) -test.cpu 1)
 		small=$(total "$sel" 200 -test.cpu 1)
 		echo $(((big - small) / values))
-		[[ -n ${PARTS:-} ]] && parts "$values" >"$tmp/parts.$drv"
+		if [[ -n ${PARTS:-} ]]; then
+			parts "$values" >"$tmp/parts.$drv"
+		fi
 		return
 	fi
 	local sum
