@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // The reuse back-off's exact counts, computed from its constants: what a
@@ -49,12 +50,12 @@ func replayCounts(t *testing.T, c *Conn, rec *replayRows, table func(CacheStats)
 func TestBackoffCountsDistinct(t *testing.T) {
 	c, closeDB := rawConn(t, "")
 	defer closeDB()
-	const n = probeWindow + skipFirst + reprobeWindow
+	const n = backoff.ProbeWindow + backoff.SkipFirst + backoff.ReprobeWindow
 	rec := &replayRows{fields: record(t, c, "select 1.5::numeric").fields}
 	for i := 1; i <= n; i++ {
 		rec.rows = append(rec.rows, [][]byte{fmt.Appendf(nil, "%d.5", i)})
 	}
-	want := cache.Counts{Misses: probeWindow + earlyWindow, Bypasses: n - probeWindow - earlyWindow}
+	want := cache.Counts{Misses: backoff.ProbeWindow + backoff.EarlyWindow, Bypasses: n - backoff.ProbeWindow - backoff.EarlyWindow}
 	for reader, got := range replayCounts(t, c, rec, func(s CacheStats) cache.Stats { return s.Numeric }) {
 		if got != want {
 			t.Errorf("%s over %d distinct values: %+v, want %+v", reader, n, got, want)
@@ -72,10 +73,10 @@ func TestBackoffCountsDistinct(t *testing.T) {
 func TestBackoffCountsChurn(t *testing.T) {
 	c, closeDB := rawConn(t, "pgcache_types=int8")
 	defer closeDB()
-	const n = (warmWindows+1)*probeWindow + 2*skipFirst
+	const n = (backoff.WarmWindows+1)*backoff.ProbeWindow + 2*backoff.SkipFirst
 	rec := record(t, c, fmt.Sprintf(`select 1000 + abs(hashint8extended(g, 0)) %% 6000, 1000 + abs(hashint8extended(-g, 0)) %% 6000
 		from generate_series(1, %d) g`, n))
-	const looked = 2 * ((warmWindows+1)*probeWindow + reprobeWindow)
+	const looked = 2 * ((backoff.WarmWindows+1)*backoff.ProbeWindow + backoff.ReprobeWindow)
 	for reader, got := range replayCounts(t, c, rec, func(s CacheStats) cache.Stats { return s.Int8 }) {
 		if got.Hits+got.Misses+got.Admissions != looked || got.Bypasses != 2*n-looked || got.Admissions == 0 {
 			t.Errorf("%s over %d rows of two churning columns: %+v, want %d values looked up, admissions among them, and %d bypasses", reader, n, got, looked, 2*n-looked)

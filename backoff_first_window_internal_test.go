@@ -1,6 +1,10 @@
 package pgcache
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pgcache/pgcache/internal/backoff"
+)
 
 // TestBackoffMemoryFirstWindow: a column new to the back-off's memory whose
 // first result set ends exactly one window (here, fails it and starts a
@@ -13,10 +17,10 @@ func TestBackoffMemoryFirstWindow(t *testing.T) {
 	defer done()
 	ResetCache()
 	r := query(t, c, "select (i * 1.001)::numeric from generate_series(1, 6000) i")
-	if got := r.cached[0].reuse.ends; got != 1 {
+	if got := r.cached[0].reuse.WindowsEnded(); got != 1 {
 		t.Fatalf("the result set ended %d windows, want 1", got)
 	}
-	if cols, skipping := memoryStats(); cols != 1 || skipping != 1 {
+	if cols, skipping := backoff.Stats(); cols != 1 || skipping != 1 {
 		t.Errorf("after the result set: the memory holds %d columns, %d skipping; want 1 and 1", cols, skipping)
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // numericResult makes a replayed result set of rows rows of cols numeric
@@ -72,7 +74,7 @@ func TestBackoffMemory(t *testing.T) {
 	// and as many in each re-probe after a skip (of at least skipFirst
 	// rows). Without the rule, the warm-up windows would admit every second
 	// value; without the memory, every result set.
-	bound := uint64(cols * quickAdmissions * (queries*rowsPer/skipFirst + 2))
+	bound := uint64(cols * backoff.QuickAdmissions * (queries*rowsPer/backoff.SkipFirst + 2))
 	t.Logf("pairs: %d admissions, %d hits over %d values; bound %d", adms, d.Hits-before.Hits, queries*rowsPer*cols, bound)
 	if adms > bound || d.Hits != before.Hits {
 		t.Errorf("pairs: %d admissions and %d hits over %d values; want at most %d admissions and no hit",
@@ -96,51 +98,5 @@ func TestBackoffMemory(t *testing.T) {
 	ResetCache()
 	if s := Stats().Backoff; s != (BackoffStats{}) {
 		t.Errorf("Stats().Backoff = %+v after ResetCache, want none", s)
-	}
-}
-
-// TestColumnKey: table columns are known by table and attribute, wherever
-// they appear and whatever the query; expressions by the query and their
-// position.
-func TestColumnKey(t *testing.T) {
-	q1, q2 := uint64(0x1234_5678_9abc), uint64(0x0fed_cba9_8765)
-	for _, tt := range []struct {
-		name string
-		a, b uint64
-		same bool
-	}{
-		{"table column in two queries", columnKey(16384, 2, 0, q1), columnKey(16384, 2, 5, q2), true},
-		{"two attributes", columnKey(16384, 2, 0, q1), columnKey(16384, 3, 0, q1), false},
-		{"expression in two positions", columnKey(0, 0, 0, q1), columnKey(0, 0, 1, q1), false},
-		{"expression in two queries", columnKey(0, 0, 0, q1), columnKey(0, 0, 0, q2), false},
-		{"table column and expression", columnKey(16384, 2, 0, 16384<<16|2), columnKey(0, 0, 0, 16384<<16|2), false},
-	} {
-		if (tt.a == tt.b) != tt.same || tt.a == 0 || tt.b == 0 {
-			t.Errorf("%s: keys %#x and %#x; want same %t, never 0", tt.name, tt.a, tt.b, tt.same)
-		}
-	}
-}
-
-// TestQuickAdmissions: a column whose values come twice in a row and never
-// again fails its window after quickAdmissions admissions; one that repeats
-// a value on consecutive rows and then hits it (a constant, an order's lines)
-// does not.
-func TestQuickAdmissions(t *testing.T) {
-	tr := newReuseTracker()
-	for i := range quickAdmissions {
-		if tr.observeAdmission(missed, false) {
-			t.Fatalf("pairs: a skip at miss %d", i)
-		}
-		started := tr.observeAdmission(admitted, true)
-		if started != (i == quickAdmissions-1) {
-			t.Fatalf("pairs: skip started %t at admission %d, want it at the %dth", started, i+1, quickAdmissions)
-		}
-	}
-	tr = newReuseTracker()
-	for i := range 10 * quickAdmissions {
-		// Each value on three rows: a miss, a quick admission, a hit.
-		if tr.observeAdmission(missed, false) || tr.observeAdmission(admitted, true) || tr.observeHit() {
-			t.Fatalf("triples: a skip at value %d", i)
-		}
 	}
 }

@@ -21,13 +21,13 @@ import (
 // each column counts n bypasses, and the cells, which may hold the previous
 // row's entries, are emptied.
 func (r *Rows) startBulk() {
-	n := r.cached[0].reuse.skip
+	n := r.cached[0].reuse.SkipLeft()
 	for k := range r.cached {
-		n = min(n, r.cached[k].reuse.skip)
+		n = min(n, r.cached[k].reuse.SkipLeft())
 	}
 	for k := range r.cached {
 		cc := &r.cached[k]
-		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
+		if cc.reuse.SkipRows(n) {
 			r.backedOff--
 		}
 		cc.bypassed += uint64(n)
@@ -46,10 +46,9 @@ func (r *Rows) endBulk() {
 	}
 	for k := range r.cached {
 		cc := &r.cached[k]
-		if cc.reuse.skip == 0 {
+		if cc.reuse.UnskipRows(left) {
 			r.backedOff++
 		}
-		cc.reuse.skip += left
 		cc.bypassed -= uint64(left)
 	}
 	r.bulkRows = 0

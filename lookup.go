@@ -4,6 +4,7 @@ import (
 	sqldriver "database/sql/driver"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // The lookups advance makes for a cached column's value beyond its own
@@ -30,7 +31,7 @@ func (r *Rows) empty(cc *cachedColumn) {
 func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	// Each lookup overwrites the value and the one typed field of the cell
 	// its kind uses.
-	var o outcome
+	var o backoff.Outcome
 	var v sqldriver.Value
 	switch cc.kind {
 	case kindNumeric:
@@ -64,7 +65,7 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 // k is cc's index in Rows.cached.
 func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	var v sqldriver.Value
-	var o outcome
+	var o backoff.Outcome
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
@@ -86,23 +87,23 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	cc.hasEntry = v != nil
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
-	// for admissions that never hit (see reuseTracker.observeAdmission).
+	// for admissions that never hit (see backoff.Tracker.ObserveAdmission).
 	last := &r.lastMiss[k]
 	quick := uint32(key) == *last
-	if o == missed {
+	if o == backoff.Missed {
 		*last = uint32(key)
 	}
-	if cc.reuse.observeAdmission(o, quick) {
+	if cc.reuse.ObserveAdmission(o, quick) {
 		r.backedOff++
 	}
 }
 
 // keep ends sight and admit: the cell's driver value, and the lookup's
 // outcome for the column's back-off.
-func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o outcome) {
+func (r *Rows) keep(cc *cachedColumn, v sqldriver.Value, o backoff.Outcome) {
 	r.vals[cc.col] = v
 	cc.hasEntry = v != nil
-	if cc.reuse.observe(o) {
+	if cc.reuse.Observe(o) {
 		r.backedOff++
 	}
 }

@@ -135,14 +135,6 @@ func TestTypeTablesFootprint(t *testing.T) {
 	}
 }
 
-// TestBackoffMemoryFootprint: the back-off's memory is memSlots slots of a
-// fixed size, whatever the number of columns and queries seen.
-func TestBackoffMemoryFootprint(t *testing.T) {
-	if got := unsafe.Sizeof(backoffMemory); got != memSlots*48 {
-		t.Errorf("the back-off's memory is %d bytes, want %d (memory.go documents it)", got, memSlots*48)
-	}
-}
-
 // TestCachedColumnSize: advance's per-row loop walks Rows.cached; an element
 // of one cache line keeps its index arithmetic a shift.
 func TestCachedColumnSize(t *testing.T) {

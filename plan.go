@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // A connection's plans. Applications run the same few queries again and
@@ -30,7 +31,7 @@ import (
 //     registered since, through Conn(), sends it to a fresh plan, as pgx
 //     stdlib plans each result set anew);
 //   - when a cached column is an expression, whose identity in the
-//     back-off's memory is the query's text (see columnKey), the text is
+//     back-off's memory is the query's text (see backoff.ColumnKey), the text is
 //     the same.
 //
 // Kept Rows are bounded: keptPlans per connection, each holding its
@@ -178,7 +179,7 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 	r := &Rows{conn: c}
 	r.cols = make([]column, len(fields))
 	r.conv = make([]convFunc, len(fields))
-	var queryHash uint64 // made for the first expression column (see columnKey)
+	var queryHash uint64 // made for the first expression column (see backoff.ColumnKey)
 	for i := range fields {
 		fd := &fields[i]
 		col := &r.cols[i]
@@ -215,13 +216,13 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 		}
 		col.cachedIdx = int32(len(r.cached))
 		if fd.TableOID == 0 && queryHash == 0 {
-			queryHash = hashQuery(query)
+			queryHash = backoff.HashQuery(query)
 		}
 		if r.mem == nil {
 			r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
 		}
 		// Keyed per catalog: an OID names a column of one server only.
-		r.mem = append(r.mem, memRef{key: catalogKey(columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash), c.setup.Catalog)})
+		r.mem = append(r.mem, backoff.NewRef(backoff.CatalogKey(backoff.ColumnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash), c.setup.Catalog)))
 		r.lastMiss = append(r.lastMiss, 0)
 		if r.cached == nil {
 			r.cached = make([]cachedColumn, 0, len(fields)-i)
@@ -253,31 +254,19 @@ func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype
 // start readies r, newly planned (fresh) or kept from an earlier result set
 // of its plan, for the result set rows, whose first row has been read: no
 // bulk pass, no lazy column yet, and each cached column's reuse tracker as
-// the back-off's memory (memory.go) has it — a kept Rows' own, when the
-// memory has nothing newer. (Its counts are zero since publish.)
+// the back-off's memory has it — a kept Rows' own, when the memory has
+// nothing newer (backoff.Ref.Start). (Its counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
 	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false
 	for k := range r.cached {
 		// (Cells may hold the entries of a kept Rows' last row: the first
 		// row's advance overwrites them. Its counts went at publish.)
-		cc, ref := &r.cached[k], &r.mem[k]
+		cc := &r.cached[k]
 		cc.lazy = false
 		r.lastMiss[k] = 0
-		if fresh || !current(ref.key, ref.gen) {
-			var ok bool
-			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
-				// A column the memory does not know: its first Close
-				// writes it there (ends differs). Behind the tracker's
-				// count, not ahead: a result set that ends one window
-				// would bring it level and go unremembered.
-				cc.reuse = newReuseTracker()
-				ref.ends = cc.reuse.ends - 1
-			} else {
-				ref.ends = cc.reuse.ends
-			}
-		}
-		if cc.reuse.skip > 0 {
+		r.mem[k].Start(&cc.reuse, fresh)
+		if cc.reuse.Skipping() {
 			r.backedOff++
 		}
 	}

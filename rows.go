@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // Rows reads a result set. numeric and hstore columns that the cache applies
@@ -16,7 +17,7 @@ import (
 // pgx stdlib converts it (stdconv.go).
 //
 // The words used below: a column *backs off* when its reuse tracker
-// (backoff.go) finds too little reuse, and then *skips* the table for a
+// (internal/backoff) finds too little reuse, and then *skips* the table for a
 // number of rows; when every cached column skips, whole rows are *passed in
 // bulk* (bulk.go) until the first skip ends. A value that goes past a table
 // is a *bypass*.
@@ -46,7 +47,7 @@ type Rows struct {
 	// keeps the current row's cache entry in its cell.
 	cached []cachedColumn
 
-	// backedOff counts the cached columns in a skip (reuse.skip > 0);
+	// backedOff counts the cached columns in a skip (reuse.Skipping());
 	// advance adds one when a lookup's observe starts a skip. When that is
 	// all of them, advance passes the rows until the first skip ends in
 	// bulk: bulkRows of them are still to come, and inBulk says the
@@ -61,14 +62,14 @@ type Rows struct {
 	bulkText []int32
 	bulkBuf  [8]int32
 
-	// The cached columns' slots in the back-off's memory (memory.go) and
+	// The cached columns' slots in the back-off's memory (backoff.Ref) and
 	// the low half of the packed key of each one's last missed lookup (see
 	// admit), index for index with cached, kept apart from it so that a
 	// cachedColumn fills one cache line; the buffers hold them when there
 	// are few.
-	mem      []memRef
+	mem      []backoff.Ref
 	lastMiss []uint32
-	memBuf   [8]memRef
+	memBuf   [8]backoff.Ref
 	missBuf  [8]uint32
 
 	// The first row is read by QueryContext (so the columns are known);
@@ -121,7 +122,7 @@ type cachedColumn struct {
 	tab      tableID // where its counts go
 	hasEntry bool    // the column's cell or vals may hold the previous row's entry
 	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
-	reuse    reuseTracker
+	reuse    backoff.Tracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
@@ -164,9 +165,7 @@ func (r *Rows) Close() error {
 // the progress of windows not yet judged.
 func (r *Rows) flushMemory() {
 	for k := range r.cached {
-		if ref := &r.mem[k]; current(ref.key, ref.gen) {
-			ref.gen = remember(ref.key, r.cached[k].reuse)
-		}
+		r.mem[k].Flush(&r.cached[k].reuse)
 	}
 }
 
@@ -183,17 +182,9 @@ func (r *Rows) publish() {
 	// shortened skips by them.
 	r.endBulk()
 	for k := range r.cached {
-		cc, ref := &r.cached[k], &r.mem[k]
+		cc := &r.cached[k]
 		cc.flush(&r.counts)
-		if cc.lazy {
-			// Its tracker is as the result set found it.
-			cc.reuse.skip = ref.lazySkip
-			continue
-		}
-		if cc.reuse.ends != ref.ends {
-			// A window ended: a judgement others should start from.
-			ref.gen, ref.ends = remember(ref.key, cc.reuse), cc.reuse.ends
-		}
+		r.mem[k].Close(&cc.reuse, cc.lazy)
 	}
 	publishCounts(&r.counts, r.tabs)
 	r.counts = [numTables]cache.Counts{}
@@ -237,11 +228,11 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
-		if cc.reuse.skip > 0 || raw == nil {
+		if cc.reuse.Skipping() || raw == nil {
 			// NULLs and columns in a skip.
 			r.empty(cc)
-			if cc.reuse.skip > 0 {
-				if cc.reuse.skip--; cc.reuse.skip == 0 {
+			if cc.reuse.Skipping() {
+				if cc.reuse.SkipRow() {
 					r.backedOff--
 				}
 				cc.countBypass(raw)
@@ -262,7 +253,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 						vals[cc.col] = e.value
 					}
 					cc.hasEntry = true
-					if cc.reuse.observeHit() {
+					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
 					continue
@@ -283,7 +274,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					cc.hits++
 					vals[cc.col] = v
 					cc.hasEntry = true
-					if cc.reuse.observeHit() {
+					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
 					continue
@@ -331,8 +322,7 @@ func (r *Rows) endLazy() {
 func (r *Rows) wakeLazy(cc *cachedColumn) {
 	r.endBulk()
 	cc.lazy = false
-	if cc.reuse.skip > 0 {
-		cc.reuse.skip = 0
+	if cc.reuse.Resume() {
 		r.backedOff--
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"errors"
-	"math"
 	"reflect"
 	"sync"
 	"time"
@@ -217,12 +216,9 @@ func (r *Rows) scanColumn(scanCtx sqldriver.ScanContext, index int, dest any, tr
 	return r.scanColumnStdlib(scanCtx, index, dest, v)
 }
 
-// lazyRows is the skip a lazy column starts with: longer than any result
-// set, it ends only when wantEntries ends it.
-const lazyRows = math.MaxInt32
-
 // planLazy starts the result set's fixed-size kinds (pgcache_types) that
-// have a wire route in a skip of lazyRows. On Go 1.27 their wire routes
+// have a wire route in a skip that only wantEntries ends
+// (backoff.Tracker.Suspend). On Go 1.27 their wire routes
 // fill the integer, float and time destinations without allocating, faster
 // than a lookup would, so their tables pay only for destinations that take
 // the boxed driver value itself (*any, types database/sql converts by
@@ -235,11 +231,9 @@ func (r *Rows) planLazy() {
 		cc := &r.cached[k]
 		if cc.kind == kindFixed && r.cols[cc.col].wire != wireNone {
 			cc.lazy = true
-			if cc.reuse.skip == 0 {
+			if cc.reuse.Suspend(&r.mem[k]) {
 				r.backedOff++
 			}
-			r.mem[k].lazySkip = cc.reuse.skip
-			cc.reuse.skip = lazyRows
 			r.lazyCols = true
 		}
 	}

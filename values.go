@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/decode"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // numEntry is what the numeric table keeps for one text. Everything a
@@ -115,26 +116,16 @@ var (
 	hstoreTable  = cache.NewLong[*hsEntry](MaxHstoreText)
 )
 
-// outcome is what one lookup did, for the reuse back-off: it weighs a
-// column's hits against its admissions (see reuseTracker).
-type outcome uint8
-
-const (
-	missed   outcome = 0 // a miss (a sighting recorded) or a bypass
-	admitted outcome = 1 // a second sighting: the entry was made and published
-	hit      outcome = 2 // an entry was found
-)
-
 // sightShort is the read path every packed-key table shares. A hit returns
 // the entry. A miss records a sighting; on the second sighting in a row in
 // its slot, build makes the entry from the text and it is published —
 // unless build fails (the text does not decode, which the server never
 // sends), a bypass. build runs only on admission. The caller, given no entry
 // (o == missed), uses the text itself, exactly as stdlib does.
-func sightShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o outcome) {
+func sightShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o backoff.Outcome) {
 	if v, ok := t.Get(key); ok {
 		c.Hits++
-		return v, hit
+		return v, backoff.Hit
 	}
 	return admitShort(t, key, raw, c, build)
 }
@@ -142,54 +133,54 @@ func sightShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Count
 // admitShort is sightShort after its lookup missed: the sighting, and the
 // admission on a second one. Rows.advance calls it when its own lookup
 // missed.
-func admitShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o outcome) {
+func admitShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o backoff.Outcome) {
 	var none V
 	if !t.Sight(key) {
 		c.Misses++
-		return none, missed
+		return none, backoff.Missed
 	}
 	v, ok := build(raw)
 	if !ok {
 		c.Bypasses++
-		return none, missed
+		return none, backoff.Missed
 	}
 	t.Put(key, v)
 	c.Admissions++
-	return v, admitted
+	return v, backoff.Admitted
 }
 
 // sightLong is sightShort for the hashed tables: raw (at most t.MaxText()
 // bytes, not empty) is keyed by its hash and a hit needs the same bytes.
 // build returns the entry and the text the table keeps, which may share the
 // entry's own copy.
-func sightLong[V any](t *cache.Long[V], raw []byte, c *cache.Counts, build func(raw []byte) (V, string, bool)) (v V, o outcome) {
+func sightLong[V any](t *cache.Long[V], raw []byte, c *cache.Counts, build func(raw []byte) (V, string, bool)) (v V, o backoff.Outcome) {
 	var none V
 	h := t.Hash(raw)
 	if v, ok := t.Get(h, raw); ok {
 		c.Hits++
-		return v, hit
+		return v, backoff.Hit
 	}
 	if !t.Sight(h) {
 		c.Misses++
-		return none, missed
+		return none, backoff.Missed
 	}
 	v, text, ok := build(raw)
 	if !ok {
 		c.Bypasses++
-		return none, missed
+		return none, backoff.Missed
 	}
 	t.Put(h, text, v)
 	c.Admissions++
-	return v, admitted
+	return v, backoff.Admitted
 }
 
 // lookupNumericRaw records one sighting of a numeric text (see sightShort);
 // texts too long to pack bypass the table.
-func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e *numEntry, o outcome) {
+func lookupNumericRaw(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (e *numEntry, o backoff.Outcome) {
 	key, ok := cache.Pack(raw)
 	if !ok {
 		c.Bypasses++
-		return nil, missed
+		return nil, backoff.Missed
 	}
 	return sightShort(t, key, raw, c, buildNumEntry)
 }
@@ -210,7 +201,7 @@ func buildNumEntry(raw []byte) (e *numEntry, ok bool) {
 // cached. Rows use lookupNumericRaw; tests use this with tables of their own.
 func numericValueIn(t *cache.Short[*numEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	if e, o := lookupNumericRaw(t, raw, c); e != nil {
-		return e.value, o != missed
+		return e.value, o != backoff.Missed
 	}
 	return string(raw), false
 }
@@ -232,10 +223,10 @@ func lookupNumeric(text string) (*decode.Numeric, bool) {
 
 // lookupHstoreRaw is lookupNumericRaw for hstore texts, keyed by a hash of the
 // whole text. The empty hstore is short enough to decode on every read.
-func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *hsEntry, o outcome) {
+func lookupHstoreRaw(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (e *hsEntry, o backoff.Outcome) {
 	if len(raw) == 0 || len(raw) > t.MaxText() {
 		c.Bypasses++
-		return nil, missed
+		return nil, backoff.Missed
 	}
 	return sightLong(t, raw, c, buildHsEntry)
 }
@@ -254,7 +245,7 @@ func buildHsEntry(raw []byte) (e *hsEntry, text string, ok bool) {
 // hstoreValueIn is numericValueIn for hstore texts.
 func hstoreValueIn(t *cache.Long[*hsEntry], raw []byte, c *cache.Counts) (v sqldriver.Value, reused bool) {
 	if e, o := lookupHstoreRaw(t, raw, c); e != nil {
-		return e.value, o != missed
+		return e.value, o != backoff.Missed
 	}
 	return string(raw), false
 }
