@@ -51,9 +51,9 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 			if r.longText == nil && len(raw) > cache.MaxShortKey && len(raw) <= MaxTextKey {
 				r.longText = typeTabs.longTable()
 			}
-			v, o = lookupTextRaw(r.text, r.longText, raw, r.conv[cc.col], &r.counts)
+			v, o = lookupTextRaw(r.plan.text, r.longText, raw, r.plan.conv[cc.col], &r.counts)
 		} else {
-			v, o = lookupFixedRaw(cc.table, raw, r.conv[cc.col], &r.counts[cc.tab])
+			v, o = lookupFixedRaw(cc.table, raw, r.plan.conv[cc.col], &r.counts[cc.tab])
 		}
 	}
 	r.keep(cc, v, o)
@@ -80,7 +80,7 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 		if cc.kind == kindFixed {
 			c = &r.counts[cc.tab]
 		}
-		conv := r.conv[cc.col]
+		conv := r.plan.conv[cc.col]
 		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	r.vals[cc.col] = v

@@ -220,7 +220,7 @@ func TestKeptPlanFootprint(t *testing.T) {
 		plans := make([]*Rows, n)
 		before := heapAfterGC()
 		for i := range plans {
-			plans[i] = planRows(c, rec.fields, rec.query, c.conn.TypeMap())
+			plans[i] = newCursor(c, newPlan(c, rec.fields, rec.query, c.conn.TypeMap()))
 		}
 		per := (heapAfterGC() - before) / n
 		runtime.KeepAlive(plans)

@@ -23,19 +23,13 @@ import (
 // is a *bypass*.
 type Rows struct {
 	conn *Conn
-	plan planKey // what its columns are planned for (plan.go)
+	plan *plan // its shape's decisions, the same for every result set (plan.go)
 	rows pgx.Rows
 	cols []column
-	conv []convFunc // each column's stdlib conversion
 
 	// Go 1.27: the current row's wire values, which NextRow keeps only
-	// when wireRaws: some column but an hstore one has a wire route, which
-	// ScanColumn reads them for (an hstore column's only on a miss, rare
-	// enough to ask pgx for them).
-	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
+	// when the plan's wireRaws says ScanColumn reads them.
 	raws [][]byte
-	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
-	wireRaws bool
 
 	// vals holds, for each cached column, the current row's cache entry's
 	// pre-boxed driver value, nil when there is none: what Next returns.
@@ -56,12 +50,6 @@ type Rows struct {
 	bulkRows  int32
 	inBulk    bool
 
-	// The text-kind cached columns' indices, nil when there are none: in
-	// rows passed in bulk only they count exceptions other than NULLs (long
-	// texts). bulkBuf backs it when it is large enough.
-	bulkText []int32
-	bulkBuf  [8]int32
-
 	// The cached columns' slots in the back-off's memory (backoff.Ref) and
 	// the low half of the packed key of each one's last missed lookup (see
 	// admit), index for index with cached, kept apart from it so that a
@@ -78,18 +66,15 @@ type Rows struct {
 	pendingMore bool
 
 	// Cache traffic of this result set, published in bulk by Close so the
-	// hit path writes no shared memory; tabs has a bit for each table its
-	// columns may count in.
+	// hit path writes no shared memory.
 	counts    [numTables]cache.Counts
-	tabs      uint16
 	published bool
 
 	// lazyCols: some cached column is lazy (see planLazy, Go 1.27).
 	lazyCols bool
 
-	// The pgcache_types text tables, when this result set has a text-kind
-	// column (the hashed one once it reads a text for it).
-	text     *cache.Short[sqldriver.Value]
+	// The pgcache_types hashed text table, once a text-kind column reads a
+	// text for it.
 	longText *cache.Long[sqldriver.Value]
 }
 
@@ -104,18 +89,17 @@ const (
 	kindFixed                     // a pgcache_types fixed-size binary kind through its type table
 )
 
-// column is one result column.
+// column is one result column: its plan, and what the cursor keeps for it.
 type column struct {
-	kind      columnKind
-	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
-	cachedIdx int32    // a cached column's index in Rows.cached
-	//lint:ignore U1000 used by ScanColumn on Go 1.27 (rows_go127.go)
+	columnPlan
 	dest routeMemo // Go 1.27: the last destination type and its routes (no size before Go 1.27; not last, which would pad it)
 	cell cell      // numeric and hstore: the current row's entry
 }
 
 // cachedColumn is what advance keeps for a column that goes through the
-// cache, in a dense array apart from column so that its loops stay short.
+// cache, in a dense array apart from column so that its loops stay short:
+// its cachedPlan's fields, copied beside its state so that one cache line
+// holds all advance reads of it.
 type cachedColumn struct {
 	col      int32 // index in Rows.cols and in the row's raw values
 	kind     columnKind
@@ -186,7 +170,7 @@ func (r *Rows) publish() {
 		cc.flush(&r.counts)
 		r.mem[k].Close(&cc.reuse, cc.lazy)
 	}
-	publishCounts(&r.counts, r.tabs)
+	publishCounts(&r.counts, r.plan.tabs)
 	r.counts = [numTables]cache.Counts{}
 }
 
@@ -351,7 +335,7 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		if !r.step() {
 			return r.end()
 		}
-		conv := r.conv
+		conv := r.plan.conv
 		for i, raw := range r.rows.RawValues() {
 			if raw == nil {
 				dest[i] = nil
@@ -377,7 +361,7 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	if r.inBulk {
 		return r.nextBulk(dest, raws)
 	}
-	conv := r.conv
+	conv := r.plan.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil

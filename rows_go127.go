@@ -35,19 +35,35 @@ func (r *Rows) NextRow() error {
 		if hasNull(raws) {
 			r.uncountNulls(raws, 0)
 		}
-		if r.bulkText != nil {
+		if r.plan.bulkText != nil {
 			r.countLongTexts(raws)
 		}
 	}
-	if r.wireRaws {
+	if r.plan.wireRaws {
 		r.raws = raws
 	}
 	return err
 }
 
+// hasNull reports whether any of a row's wire values is NULL (nil), four
+// to a step: two instructions a value where there is none.
+func hasNull(raws [][]byte) bool {
+	for ; len(raws) >= 4; raws = raws[4:] {
+		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {
+			return true
+		}
+	}
+	for _, raw := range raws {
+		if raw == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // rawValues returns the current row's wire values.
 func (r *Rows) rawValues() [][]byte {
-	if r.wireRaws {
+	if r.plan.wireRaws {
 		return r.raws
 	}
 	return r.rows.RawValues()
@@ -332,7 +348,7 @@ func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest a
 		v := cached
 		if v == nil && raw != nil {
 			var err error
-			if v, err = r.conv[index](raw); err != nil {
+			if v, err = r.plan.conv[index](raw); err != nil {
 				return err
 			}
 		}
