@@ -133,8 +133,8 @@ func (c *Conn) reuseRows(fields []pgconn.FieldDescription, query string, m *pgty
 	return nil
 }
 
-// keep keeps r, closed, for a later result set of its plan.
-func (c *Conn) keep(r *Rows) {
+// keepRows keeps r, closed, for a later result set of its plan.
+func (c *Conn) keepRows(r *Rows) {
 	for i, k := range c.kept {
 		if k == nil {
 			c.kept[i] = r

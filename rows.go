@@ -89,13 +89,6 @@ const (
 	kindFixed                     // a pgcache_types fixed-size binary kind through its type table
 )
 
-// column is one result column: its plan, and what the cursor keeps for it.
-type column struct {
-	columnPlan
-	dest routeMemo // Go 1.27: the last destination type and its routes (no size before Go 1.27; not last, which would pad it)
-	cell cell      // numeric and hstore: the current row's entry
-}
-
 // cachedColumn is what advance keeps for a column that goes through the
 // cache, in a dense array apart from column so that its loops stay short:
 // its cachedPlan's fields, copied beside its state so that one cache line
@@ -140,7 +133,7 @@ func (r *Rows) Close() error {
 	r.publish()
 	err := r.rows.Err()
 	r.rows, r.raws, r.names = nil, nil, nil
-	r.conn.keep(r)
+	r.conn.keepRows(r)
 	return err
 }
 
@@ -231,7 +224,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			if key, ok := cache.Pack(raw); ok {
 				if e, found := numericTable.Get(key); found {
 					cc.hits++
-					if cellsRead {
+					if directRoutes {
 						cols[cc.col].cell.num = e
 					} else {
 						vals[cc.col] = e.value
@@ -316,7 +309,7 @@ func (r *Rows) wakeLazy(cc *cachedColumn) {
 // direct routes scan from it, and its Next takes the entry's driver value
 // from it (entryValue); on Go 1.26, whose database/sql converts driver
 // values itself, Rows.vals holds the entry's driver value instead and the
-// cells are not kept (cellsRead), so a hit stores one pointer, not two. (A
+// cells are not kept (directRoutes), so a hit stores one pointer, not two. (A
 // type table's entry is its driver value and nothing else, so those columns
 // keep only vals, under either.)
 type cell struct {

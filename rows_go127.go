@@ -21,7 +21,7 @@ import (
 // stdlib's contract for that hook — database/sql's conversions for scalar
 // and sql.Scanner destinations, pgx's type map for everything else (slices,
 // pgtype.Array, ranges, …) — and adds direct routes (the route table,
-// routes_go127.go): the common destinations are filled from the cache entry,
+// route_table_go127.go): the common destinations are filled from the cache entry,
 // or from the wire bytes of a value the cache does not hold, with no
 // convertAssign reflection, no second lookup and no parsing.
 var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
@@ -69,9 +69,10 @@ func (r *Rows) rawValues() [][]byte {
 	return r.rows.RawValues()
 }
 
-// cellsRead says whether the columns' cells are read (see cell): Go 1.27's
-// direct routes read a numeric or hstore column's entry from its cell.
-const cellsRead = true
+// directRoutes says whether database/sql scans through ScanColumn, whose
+// direct routes read numeric and hstore entries from the columns' cells
+// (see cell): from Go 1.27 on.
+const directRoutes = true
 
 // entryValue returns the driver value of column i's cache entry for the
 // current row, nil when it has none: a numeric or hstore entry's from the
@@ -91,6 +92,13 @@ func (r *Rows) entryValue(i int) sqldriver.Value {
 		return nil
 	}
 	return r.vals[i]
+}
+
+// column is one result column: its plan, and what the cursor keeps for it.
+type column struct {
+	columnPlan
+	dest routeMemo // the last destination type and its routes
+	cell cell      // numeric and hstore: the current row's entry
 }
 
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.

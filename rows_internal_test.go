@@ -3,6 +3,7 @@ package pgcache
 import (
 	sqldriver "database/sql/driver"
 	"testing"
+	"unsafe"
 )
 
 // TestRowsSkippingCount: Rows.backedOff, by which advance decides to pass
@@ -37,5 +38,13 @@ func TestRowsSkippingCount(t *testing.T) {
 	t.Logf("%d of %d rows passed in bulk", bulk, rows)
 	if rows != 200000 || bulk < rows/2 {
 		t.Fatalf("%d of %d rows passed in bulk, want over half of 200000", bulk, rows)
+	}
+}
+
+// TestCachedColumnSize: advance's per-row loop walks Rows.cached; an element
+// of one cache line keeps its index arithmetic a shift.
+func TestCachedColumnSize(t *testing.T) {
+	if got := unsafe.Sizeof(cachedColumn{}); got != 64 {
+		t.Errorf("cachedColumn is %d bytes, want 64", got)
 	}
 }

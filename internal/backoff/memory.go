@@ -35,7 +35,7 @@ import (
 //     generation is still the one the Ref last read or wrote (Ref.Start):
 //     then the memory holds nothing newer and the kept tracker goes on, no
 //     lock taken. Otherwise, and for a newly planned Rows, the tracker is
-//     read from the slot (recall), under its mutex.
+//     read from the slot (Ref.Start), under its mutex.
 //   - A closed result set writes a column's tracker back (Ref.Close) when
 //     one of its windows ended (a judgement: cached, skipping, re-probing),
 //     so that other connections and other queries of the column start from
@@ -82,15 +82,15 @@ func NewRef(key uint64) Ref { return Ref{key: key} }
 // memory has nothing newer, a new one when the memory does not know the
 // column.
 func (ref *Ref) Start(t *Tracker, fresh bool) {
-	if fresh || !ref.current() {
-		ref.recall(t)
+	if fresh || !ref.slotUnchanged() {
+		ref.load(t)
 	}
 }
 
-// recall is Start's read of the memory, under the slot's mutex.
-func (ref *Ref) recall(t *Tracker) {
+// load is Start's read of the memory, under the slot's mutex.
+func (ref *Ref) load(t *Tracker) {
 	var ok bool
-	if *t, ref.gen, ok = recall(ref.key); !ok {
+	if *t, ref.gen, ok = readSlot(ref.key); !ok {
 		// A column the memory does not know: its first Close writes it
 		// there (ends differs). Behind the tracker's count, not ahead: a
 		// result set that ends one window would bring it level and go
@@ -112,7 +112,7 @@ func (ref *Ref) Close(t *Tracker, suspended bool) {
 		return
 	}
 	if t.ends != ref.ends {
-		ref.gen, ref.ends = remember(ref.key, *t), t.ends
+		ref.gen, ref.ends = writeSlot(ref.key, *t), t.ends
 	}
 }
 
@@ -120,8 +120,8 @@ func (ref *Ref) Close(t *Tracker, suspended bool) {
 // kept, to the memory where the memory has nothing newer: the progress of
 // windows not yet judged.
 func (ref *Ref) Flush(t *Tracker) {
-	if ref.current() {
-		ref.gen = remember(ref.key, *t)
+	if ref.slotUnchanged() {
+		ref.gen = writeSlot(ref.key, *t)
 	}
 }
 
@@ -168,9 +168,9 @@ func CatalogKey(key, catalog uint64) uint64 {
 // made when a result set is planned, once per query shape and connection.
 func HashQuery(query string) uint64 { return maphash.String(memSeed, query) | 1 }
 
-// recall returns the tracker remembered for key, if any, and the slot's
+// readSlot returns the tracker remembered for key, if any, and the slot's
 // generation.
-func recall(key uint64) (tr Tracker, gen uint32, ok bool) {
+func readSlot(key uint64) (tr Tracker, gen uint32, ok bool) {
 	s := memSlotOf(key)
 	s.mu.Lock()
 	tr, gen, ok = s.tr, s.gen.Load(), s.key == key
@@ -178,12 +178,12 @@ func recall(key uint64) (tr Tracker, gen uint32, ok bool) {
 	return tr, gen, ok
 }
 
-// current reports whether ref's slot is still at the generation ref last
+// slotUnchanged reports whether ref's slot is still at the generation ref last
 // read or wrote: written by no one since.
-func (ref *Ref) current() bool { return memSlotOf(ref.key).gen.Load() == ref.gen }
+func (ref *Ref) slotUnchanged() bool { return memSlotOf(ref.key).gen.Load() == ref.gen }
 
-// remember keeps tr as key's tracker and returns the slot's new generation.
-func remember(key uint64, tr Tracker) (gen uint32) {
+// writeSlot keeps tr as key's tracker and returns the slot's new generation.
+func writeSlot(key uint64, tr Tracker) (gen uint32) {
 	s := memSlotOf(key)
 	s.mu.Lock()
 	s.key, s.tr = key, tr
@@ -225,7 +225,7 @@ func Stats() (columns, skipping int) {
 // Remembered returns the tracker the memory holds for ref's column, if
 // any, for tests that check what a result set left there.
 func (ref *Ref) Remembered() (t Tracker, ok bool) {
-	t, _, ok = recall(ref.key)
+	t, _, ok = readSlot(ref.key)
 	return t, ok
 }
 

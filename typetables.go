@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/pgcache/pgcache/cache"
-	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // Caching more column types (the pgcache_types option). numeric and hstore
@@ -70,49 +69,4 @@ func lazyTable[T any](mu *sync.Mutex, p *atomic.Pointer[T], mk func() *T) *T {
 		p.Store(mk())
 	}
 	return p.Load()
-}
-
-// lookupTextRaw records one sighting of a text-kind value and returns its
-// entry (hit or admission) or nil. Texts of up to 8 bytes are keyed by
-// cache.Pack, longer ones up to MaxTextKey by hash; the empty text and longer
-// ones bypass (stdlib's string("") costs nothing anyway). conv is the
-// column's stdlib conversion, run once at admission. long may be nil when raw
-// is not a text for it.
-func lookupTextRaw(short *cache.Short[sqldriver.Value], long *cache.Long[sqldriver.Value], raw []byte, conv func([]byte) (sqldriver.Value, error), counts *[numTables]cache.Counts) (sqldriver.Value, backoff.Outcome) {
-	if key, ok := cache.Pack(raw); ok {
-		return sightShort(short, key, raw, &counts[tabText], func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
-	}
-	c := &counts[tabLongText]
-	if len(raw) <= cache.MaxShortKey || len(raw) > MaxTextKey {
-		c.Bypasses++
-		return nil, backoff.Missed
-	}
-	return sightLong(long, raw, c, func(raw []byte) (sqldriver.Value, string, bool) {
-		// The table keeps the value's own string rather than a second copy.
-		v, ok := buildValue(raw, conv)
-		s, isString := v.(string)
-		return v, s, ok && isString
-	})
-}
-
-// lookupFixedRaw is lookupTextRaw for fixed-size binary values, keyed by
-// their own wire bytes (cache.PackFixed) in the column's type table.
-func lookupFixedRaw(t *cache.Short[sqldriver.Value], raw []byte, conv func([]byte) (sqldriver.Value, error), c *cache.Counts) (sqldriver.Value, backoff.Outcome) {
-	key, ok := cache.PackFixed(raw)
-	if !ok {
-		c.Bypasses++
-		return nil, backoff.Missed
-	}
-	return sightShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
-}
-
-// buildValue is stdlib's driver value for raw, boxed once, with ok false
-// when the conversion fails (the caller then reports stdlib's error on every
-// read).
-func buildValue(raw []byte, conv func([]byte) (sqldriver.Value, error)) (sqldriver.Value, bool) {
-	v, err := conv(raw)
-	if err != nil {
-		return nil, false
-	}
-	return v, true
 }
