@@ -98,7 +98,8 @@ type hsEntry struct {
 
 // MaxHstoreText is the longest hstore text the cache takes. Longer texts are
 // decoded on every read, so one huge value cannot pin memory in a slot. With
-// 4096 slots it bounds the hstore table's worst case (see README "Memory").
+// 4096 slots it bounds the hstore table's worst case: at most 11 MiB (see
+// "Bounded memory" in docs/guarantees.md).
 const MaxHstoreText = 1024
 
 // The process-wide tables. Numerics and hstores have separate tables so that

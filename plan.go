@@ -31,13 +31,13 @@ import (
 //     registered since, through Conn(), sends it to a fresh plan, as pgx
 //     stdlib plans each result set anew);
 //   - when a cached column is an expression, whose identity in the
-//     back-off's memory is the query's text (see backoff.ColumnKey), the text is
-//     the same.
+//     back-off's memory is the query's text (see backoff.ColumnKey), the
+//     text is the same.
 //
 // Kept Rows are bounded: keptPlans per connection, each holding its
-// columns' plan and buffers (about 1.5 KiB and 200 bytes a column: 2.8 KiB
-// for 8 columns, 4.4 KiB for 17; TestKeptPlanFootprint), replaced
-// round-robin, and dropped with the connection.
+// columns' plan and buffers (the bound docs/guarantees.md gives:
+// TestKeptPlanFootprint), replaced round-robin, and dropped with the
+// connection.
 
 // keptPlans is how many closed Rows a connection keeps for reuse.
 const keptPlans = 4

@@ -14,13 +14,15 @@ import (
 // Rows reads a result set. numeric and hstore columns that the cache applies
 // to, and with pgcache_types the kinds it lists, are turned into driver values
 // through the process-wide tables; every other column is converted exactly as
-// pgx stdlib converts it (stdconv.go).
+// pgx stdlib converts it. database/sql calls its methods; programs do not.
 //
-// The words used below: a column *backs off* when its reuse tracker
-// (internal/backoff) finds too little reuse, and then *skips* the table for a
-// number of rows; when every cached column skips, whole rows are *passed in
-// bulk* (bulk.go) until the first skip ends. A value that goes past a table
-// is a *bypass*.
+// A Rows is a cursor over its result set's plan, which a connection keeps
+// for later result sets of the same shape.
+//
+// The words used below: a column *backs off* when its reuse tracker finds
+// too little reuse, and then *skips* the table for a number of rows; when
+// every cached column skips, whole rows are *passed in bulk* until the first
+// skip ends. A value that goes past a table is a *bypass*.
 type Rows struct {
 	conn *Conn
 	plan *plan // its shape's decisions, the same for every result set (plan.go)

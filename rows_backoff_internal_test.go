@@ -184,10 +184,10 @@ func TestBackoffMemory(t *testing.T) {
 
 // TestBackoffMemoryFirstWindow: a column new to the back-off's memory whose
 // first result set ends exactly one window (here, fails it and starts a
-// skip) leaves its judgement in the memory at Close. Before the fix its
-// Rows marked the column as one window ahead of its tracker, the window
-// brought them level, Close saw no judgement to write, and the next result
-// set of the column, on another connection, learned it all again.
+// skip) leaves its judgement in the memory at Close: a Ref that marked the
+// column as one window ahead of its tracker would be brought level by the
+// window, Close would see no judgement to write, and the next result set
+// of the column, on another connection, would learn it all again.
 func TestBackoffMemoryFirstWindow(t *testing.T) {
 	c, done := rawConn(t, "")
 	defer done()

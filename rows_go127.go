@@ -46,7 +46,7 @@ func (r *Rows) NextRow() error {
 }
 
 // hasNull reports whether any of a row's wire values is NULL (nil), four
-// to a step: two instructions a value where there is none.
+// to a step, so that a row with none costs a test and a branch a value.
 func hasNull(raws [][]byte) bool {
 	for ; len(raws) >= 4; raws = raws[4:] {
 		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {
@@ -120,10 +120,9 @@ var (
 //
 // ScanColumn itself is the path of nearly every value — a destination of
 // the type the column saw last, a numeric or hstore entry or a plain
-// column's wire value — kept small, so that the compiler spills little
-// before the route (about 9 stores, where the whole road in one function
-// stored and reloaded some 25 words); everything else, and any route that
-// has no answer, goes on in scanColumn.
+// column's wire value — kept small, so that the compiler spills few of its
+// registers before the route; everything else, and any route that has no
+// answer, goes on in scanColumn.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
 	col := &r.cols[index]
 	// dest's type and data words, read in place (typeWord and dataWord

@@ -2,7 +2,7 @@
 // cached column of a result set, whether its values go through the shared
 // tables. A column's [Tracker] judges its lookups and says when the column
 // skips the tables; its [Ref] carries the tracker across result sets in a
-// process-wide memory (memory.go). The caller (pgcache's Rows) tells the
+// process-wide memory. The caller (pgcache's Rows) tells the
 // tracker each lookup's [Outcome] and each row it skips, and nothing else
 // changes a tracker. Change the rules here; ARCHITECTURE.md ("The reuse
 // back-off") explains why they are what they are, and bench/README.md has
