@@ -67,6 +67,7 @@ type memSlot struct {
 // the column's result sets.
 type Ref struct {
 	key  uint64
+	slot *memSlot // key's slot (memSlotOf)
 	gen  uint32
 	ends uint8
 	// ownSkip is a suspended column's own skip (Tracker.Suspend).
@@ -74,7 +75,7 @@ type Ref struct {
 }
 
 // NewRef returns the Ref of the column whose identity is key (ColumnKey).
-func NewRef(key uint64) Ref { return Ref{key: key} }
+func NewRef(key uint64) Ref { return Ref{key: key, slot: memSlotOf(key)} }
 
 // Start readies t for a new result set of ref's column, fresh when t is
 // not a kept tracker of the column's last result set on this connection:
@@ -112,9 +113,16 @@ func (ref *Ref) Close(t *Tracker, suspended bool) {
 		return
 	}
 	if t.ends != ref.ends {
-		ref.gen, ref.ends = writeSlot(ref.key, *t), t.ends
+		ref.store(t)
 	}
 }
+
+// store is Close's write of a judgement to the memory, under the slot's
+// mutex: out of line, so that Close, which every result set calls for
+// every cached column, is inlined.
+//
+//go:noinline
+func (ref *Ref) store(t *Tracker) { ref.gen, ref.ends = writeSlot(ref.key, *t), t.ends }
 
 // Flush writes t, the tracker of a closed result set that is no longer
 // kept, to the memory where the memory has nothing newer: the progress of
@@ -180,7 +188,7 @@ func readSlot(key uint64) (tr Tracker, gen uint32, ok bool) {
 
 // slotUnchanged reports whether ref's slot is still at the generation ref last
 // read or wrote: written by no one since.
-func (ref *Ref) slotUnchanged() bool { return memSlotOf(ref.key).gen.Load() == ref.gen }
+func (ref *Ref) slotUnchanged() bool { return ref.slot.gen.Load() == ref.gen }
 
 // writeSlot keeps tr as key's tracker and returns the slot's new generation.
 func writeSlot(key uint64, tr Tracker) (gen uint32) {
