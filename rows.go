@@ -166,7 +166,6 @@ func (r *Rows) publish() {
 		r.mem[k].Close(&cc.reuse, cc.lazy)
 	}
 	publishCounts(&r.counts, r.plan.tabs)
-	r.counts = [numTables]cache.Counts{}
 }
 
 // advance moves to the next row and records one sighting of each cached
