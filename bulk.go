@@ -21,13 +21,13 @@ import (
 // each column counts n bypasses, and the cells, which may hold the previous
 // row's entries, are emptied.
 func (r *Rows) startBulk() {
-	n := r.cached[0].reuse.skip
+	n := r.cached[0].reuse.SkipLeft()
 	for k := range r.cached {
-		n = min(n, r.cached[k].reuse.skip)
+		n = min(n, r.cached[k].reuse.SkipLeft())
 	}
 	for k := range r.cached {
 		cc := &r.cached[k]
-		if cc.reuse.skip -= n; cc.reuse.skip == 0 {
+		if cc.reuse.SkipRows(n) {
 			r.backedOff--
 		}
 		cc.bypassed += uint64(n)
@@ -46,10 +46,9 @@ func (r *Rows) endBulk() {
 	}
 	for k := range r.cached {
 		cc := &r.cached[k]
-		if cc.reuse.skip == 0 {
+		if cc.reuse.UnskipRows(left) {
 			r.backedOff++
 		}
-		cc.reuse.skip += left
 		cc.bypassed -= uint64(left)
 	}
 	r.bulkRows = 0
@@ -88,7 +87,7 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 // same with hasNull, uncountNulls and countLongTexts.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 	r.countLongTexts(raws)
-	conv := r.conv
+	conv := r.plan.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
@@ -110,7 +109,7 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 // the packed text table does not take: startBulk counted them as its
 // bypasses, and they are the hashed table's.
 func (r *Rows) countLongTexts(raws [][]byte) {
-	for _, i := range r.bulkText {
+	for _, i := range r.plan.bulkText {
 		if raw := raws[i]; raw != nil && !packable(raw) {
 			r.cached[r.cols[i].cachedIdx].bypassedLong++
 		}
@@ -125,24 +124,6 @@ func (r *Rows) uncountNulls(raws [][]byte, from int) {
 			r.uncountNull(i)
 		}
 	}
-}
-
-// hasNull reports whether any of a row's wire values is NULL (nil), four
-// to a step: two instructions a value where there is none.
-//
-//lint:ignore U1000 used by NextRow on Go 1.27 (rows_go127.go)
-func hasNull(raws [][]byte) bool {
-	for ; len(raws) >= 4; raws = raws[4:] {
-		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {
-			return true
-		}
-	}
-	for _, raw := range raws {
-		if raw == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // uncountNull takes a NULL in column i of a row passed in bulk back from the

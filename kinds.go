@@ -2,6 +2,7 @@ package pgcache
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,7 @@ import (
 type tableID uint8
 
 const (
-	tabNumeric tableID = iota // (at most 16 tables: Rows.tabs has a bit for each)
+	tabNumeric tableID = iota // (at most 16 tables: plan.tabs has a bit for each)
 	tabHstore
 	tabText     // text kinds, ≤ 8 bytes, packed keys
 	tabLongText // text kinds, 9 to MaxTextKey bytes, hashed
@@ -34,7 +35,7 @@ const (
 	numTables
 )
 
-// Rows.tabs has a bit per table: this fails to compile past 16 tables.
+// plan.tabs has a bit per table: this fails to compile past 16 tables.
 var _ [16 - numTables]struct{}
 
 // tableNames are the tables' names, in tableID order: the CacheStats field
@@ -198,11 +199,15 @@ func tableOf(id tableID, create bool) countedTable {
 }
 
 // publishCounts publishes a result set's counts in the tables of tabs (a
-// bit per tableID): one atomic add per counter of each table it used.
+// bit per tableID), the only ones its columns count in: one atomic add per
+// counter of each table it used. It leaves counts zero for the next result
+// set.
 func publishCounts(counts *[numTables]cache.Counts, tabs uint16) {
-	for id := range counts {
-		if tabs&(1<<id) != 0 && counts[id] != (cache.Counts{}) {
-			tableOf(tableID(id), true).Record(counts[id])
+	for ; tabs != 0; tabs &= tabs - 1 {
+		id := tableID(bits.TrailingZeros16(tabs))
+		if c := &counts[id]; *c != (cache.Counts{}) {
+			tableOf(id, true).Record(*c)
+			*c = cache.Counts{}
 		}
 	}
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // A connection's plans. Applications run the same few queries again and
 // again, and most result sets are short: planning a result set from scratch
 // (each column's kind, its stdlib conversion, its wire route, its cached
-// path and its place in the back-off's memory; planRows below) and
+// path and its place in the back-off's memory; newPlan below) and
 // allocating its Rows cost more than reading a row or two of it. So each
 // connection keeps the Rows of its last few closed result sets, planned, and
 // a result set whose columns and types match one of them reuses it — its
@@ -30,13 +31,13 @@ import (
 //     registered since, through Conn(), sends it to a fresh plan, as pgx
 //     stdlib plans each result set anew);
 //   - when a cached column is an expression, whose identity in the
-//     back-off's memory is the query's text (see columnKey), the text is
-//     the same.
+//     back-off's memory is the query's text (see backoff.ColumnKey), the
+//     text is the same.
 //
 // Kept Rows are bounded: keptPlans per connection, each holding its
-// columns' plan and buffers (about 1.5 KiB and 200 bytes a column: 2.8 KiB
-// for 8 columns, 4.4 KiB for 17; TestKeptPlanFootprint), replaced
-// round-robin, and dropped with the connection.
+// columns' plan and buffers (the bound docs/guarantees.md gives:
+// TestKeptPlanFootprint), replaced round-robin, and dropped with the
+// connection.
 
 // keptPlans is how many closed Rows a connection keeps for reuse.
 const keptPlans = 4
@@ -124,7 +125,7 @@ func (k *planKey) matches(fields []pgconn.FieldDescription, query string, m *pgt
 // planned for a result set like this one, or nil.
 func (c *Conn) reuseRows(fields []pgconn.FieldDescription, query string, m *pgtype.Map) *Rows {
 	for i, r := range c.kept {
-		if r != nil && r.plan.matches(fields, query, m) {
+		if r != nil && r.plan.key.matches(fields, query, m) {
 			c.kept[i] = nil
 			return r
 		}
@@ -132,8 +133,8 @@ func (c *Conn) reuseRows(fields []pgconn.FieldDescription, query string, m *pgty
 	return nil
 }
 
-// keep keeps r, closed, for a later result set of its plan.
-func (c *Conn) keep(r *Rows) {
+// keepRows keeps r, closed, for a later result set of its plan.
+func (c *Conn) keepRows(r *Rows) {
 	for i, k := range c.kept {
 		if k == nil {
 			c.kept[i] = r
@@ -165,119 +166,161 @@ func newRows(c *Conn, rows pgx.Rows, more bool, query string) *Rows {
 	r := c.reuseRows(fields, query, m)
 	fresh := r == nil
 	if fresh {
-		r = planRows(c, fields, query, m)
+		r = newCursor(c, newPlan(c, fields, query, m))
 	}
 	r.start(rows, more, fresh)
 	return r
 }
 
-// planRows plans a result set: for each column, the cached path or stdlib's
-// conversion, decided once from the column's type, format and name, the
-// connection's options and its type map m (see typeColumn).
-func planRows(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.Map) *Rows {
-	r := &Rows{conn: c}
-	r.cols = make([]column, len(fields))
-	r.conv = make([]convFunc, len(fields))
-	var queryHash uint64 // made for the first expression column (see columnKey)
+// plan is what a result set's shape decides, once, and no result set
+// changes: for each column its kind, wire route and stdlib conversion, and
+// for each cached column its table and its identity in the back-off's
+// memory. pgtype's ScanPlan is the model: a plan value built once per
+// shape, run for every row. A Rows is a cursor over one plan.
+type plan struct {
+	key  planKey      // what it is planned for
+	cols []columnPlan // each column's decisions
+	conv []convFunc   // each column's stdlib conversion
+
+	// The cached columns, in the order of Rows.cached, and each one's key
+	// in the back-off's memory (backoff.ColumnKey, by catalog).
+	cached  []cachedPlan
+	memKeys []uint64
+
+	// The text-kind cached columns' indices, nil when there are none: in
+	// rows passed in bulk only they count exceptions other than NULLs (long
+	// texts).
+	bulkText []int32
+
+	// tabs has a bit for each table the columns may count in.
+	tabs uint16
+
+	// Go 1.27: some column but an hstore one has a wire route, which
+	// ScanColumn reads the row's wire values for (an hstore column's only
+	// on a miss, rare enough to ask pgx for them), so NextRow keeps them.
+	wireRaws bool
+
+	// The pgcache_types packed text table, when a column is of a text kind.
+	text *cache.Short[sqldriver.Value]
+}
+
+// columnPlan is what a plan decides for one result column.
+type columnPlan struct {
+	kind      columnKind
+	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
+	cachedIdx int32    // a cached column's index in Rows.cached
+}
+
+// cachedPlan is what a plan decides for a column that goes through the
+// cache.
+type cachedPlan struct {
+	col   int32 // index in Rows.cols and in the row's raw values
+	kind  columnKind
+	tab   tableID                       // where its counts go
+	table *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
+}
+
+// newPlan plans a result set with fields, read by query on c, whose type
+// map is m: a loop over planColumn.
+func newPlan(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.Map) *plan {
+	p := &plan{cols: make([]columnPlan, len(fields)), conv: make([]convFunc, len(fields))}
+	var queryHash uint64 // made for the first expression column (see backoff.ColumnKey)
 	for i := range fields {
-		fd := &fields[i]
-		col := &r.cols[i]
-		col.wire = planWire(m, fd)
-		var tab tableID
-		var short *cache.Short[sqldriver.Value]
-		switch {
-		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
-			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			col.kind, tab = kindNumeric, tabNumeric
-		case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
-			c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
-			col.kind, tab = kindHstore, tabHstore
-		default:
-			r.conv[i] = plainValueFunc(m, fd)
-			// pgcache_types; Cached is false for every column when pgcache=off.
-			types := c.setup.Options.Types
-			if types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
-				continue
-			}
-			col.kind, tab = typeColumn(m, fd, types)
-			switch col.kind {
-			case kindPlain:
-				continue
-			case kindFixed:
-				short = typeTabs.fixedTable(tab)
-			case kindText:
-				r.text = typeTabs.textTable()
-				short = r.text
-			}
+		p.planColumn(c, m, &fields[i], i, query, &queryHash)
+	}
+	p.key = newPlanKey(fields, query, m, queryHash != 0)
+	return p
+}
+
+// planColumn plans column i, described by fd: the cached path or stdlib's
+// conversion, decided from the column's type, format and name, the
+// connection's options and its type map m (see typeColumn). queryHash is
+// the query's hash for the memory keys of expression columns, made by the
+// first one that needs it.
+func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i int, query string, queryHash *uint64) {
+	col := &p.cols[i]
+	col.wire = planWire(m, fd)
+	var tab tableID
+	var short *cache.Short[sqldriver.Value]
+	switch {
+	case fd.Format == pgx.TextFormatCode && fd.DataTypeOID == pgtype.NumericOID &&
+		c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
+		col.kind, tab = kindNumeric, tabNumeric
+		p.conv[i] = textValue // numeric arrives as text, which stdlib returns as is
+	case fd.Format == pgx.TextFormatCode && fd.DataTypeOID != 0 && fd.DataTypeOID == c.setup.HstoreOID &&
+		c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber):
+		col.kind, tab = kindHstore, tabHstore
+		p.conv[i] = textValue // as numeric
+	default:
+		p.conv[i] = plainValueFunc(m, fd)
+		// pgcache_types; Cached is false for every column when pgcache=off.
+		types := c.setup.Options.Types
+		if types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {
+			break
 		}
-		if r.conv[i] == nil {
-			r.conv[i] = textValue // numeric and hstore arrive as text, which stdlib returns as is
-		}
-		col.cachedIdx = int32(len(r.cached))
-		if fd.TableOID == 0 && queryHash == 0 {
-			queryHash = hashQuery(query)
-		}
-		if r.mem == nil {
-			r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
-		}
-		// Keyed per catalog: an OID names a column of one server only.
-		r.mem = append(r.mem, memRef{key: catalogKey(columnKey(fd.TableOID, fd.TableAttributeNumber, i, queryHash), c.setup.Catalog)})
-		r.lastMiss = append(r.lastMiss, 0)
-		if r.cached == nil {
-			r.cached = make([]cachedColumn, 0, len(fields)-i)
-		}
-		r.cached = append(r.cached, cachedColumn{col: int32(i), kind: col.kind, tab: tab, table: short})
-		r.tabs |= 1 << tab
-		if col.kind == kindText {
-			r.tabs |= 1 << tabLongText
+		col.kind, tab = typeColumn(m, fd, types)
+		switch col.kind {
+		case kindFixed:
+			short = typeTabs.fixedTable(tab)
+		case kindText:
+			p.text = typeTabs.textTable()
+			short = p.text
+			p.bulkText = append(p.bulkText, int32(i))
 		}
 	}
+	p.wireRaws = p.wireRaws || col.wire != wireNone && col.kind != kindHstore
+	if col.kind == kindPlain {
+		return
+	}
+	col.cachedIdx = int32(len(p.cached))
+	if fd.TableOID == 0 && *queryHash == 0 {
+		*queryHash = backoff.HashQuery(query)
+	}
+	// Keyed per catalog: an OID names a column of one server only.
+	p.memKeys = append(p.memKeys, backoff.CatalogKey(backoff.ColumnKey(fd.TableOID, fd.TableAttributeNumber, i, *queryHash), c.setup.Catalog))
+	p.cached = append(p.cached, cachedPlan{col: int32(i), kind: col.kind, tab: tab, table: short})
+	p.tabs |= 1 << tab
+	if col.kind == kindText {
+		p.tabs |= 1 << tabLongText
+	}
+}
+
+// newCursor returns a Rows over p for c, with the buffers its result sets
+// reuse while c keeps it.
+func newCursor(c *Conn, p *plan) *Rows {
+	r := &Rows{conn: c, plan: p, cols: make([]column, len(p.cols))}
 	for i := range r.cols {
-		r.wireRaws = r.wireRaws || r.cols[i].wire != wireNone && r.cols[i].kind != kindHstore
+		r.cols[i].columnPlan = p.cols[i]
 	}
-	if len(r.cached) > 0 {
-		r.vals = make([]sqldriver.Value, len(fields))
-		for _, cc := range r.cached {
-			if cc.kind == kindText {
-				if r.bulkText == nil {
-					r.bulkText = r.bulkBuf[:0]
-				}
-				r.bulkText = append(r.bulkText, cc.col)
-			}
+	if n := len(p.cached); n > 0 {
+		r.vals = make([]sqldriver.Value, len(p.cols))
+		r.cached = make([]cachedColumn, n)
+		r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
+		for k, cp := range p.cached {
+			r.cached[k] = cachedColumn{col: cp.col, kind: cp.kind, tab: cp.tab, table: cp.table}
+			r.mem = append(r.mem, backoff.NewRef(p.memKeys[k]))
+			r.lastMiss = append(r.lastMiss, 0)
 		}
 	}
-	r.plan = newPlanKey(fields, query, m, queryHash != 0)
 	return r
 }
 
 // start readies r, newly planned (fresh) or kept from an earlier result set
 // of its plan, for the result set rows, whose first row has been read: no
 // bulk pass, no lazy column yet, and each cached column's reuse tracker as
-// the back-off's memory (memory.go) has it — a kept Rows' own, when the
-// memory has nothing newer. (Its counts are zero since publish.)
+// the back-off's memory has it — a kept Rows' own, when the memory has
+// nothing newer (backoff.Ref.Start). (Its counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
 	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false
 	for k := range r.cached {
 		// (Cells may hold the entries of a kept Rows' last row: the first
 		// row's advance overwrites them. Its counts went at publish.)
-		cc, ref := &r.cached[k], &r.mem[k]
+		cc := &r.cached[k]
 		cc.lazy = false
 		r.lastMiss[k] = 0
-		if fresh || !current(ref.key, ref.gen) {
-			var ok bool
-			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
-				// A column the memory does not know: its first Close
-				// writes it there (ends differs). Behind the tracker's
-				// count, not ahead: a result set that ends one window
-				// would bring it level and go unremembered.
-				cc.reuse = newReuseTracker()
-				ref.ends = cc.reuse.ends - 1
-			} else {
-				ref.ends = cc.reuse.ends
-			}
-		}
-		if cc.reuse.skip > 0 {
+		r.mem[k].Start(&cc.reuse, fresh)
+		if cc.reuse.Skipping() {
 			r.backedOff++
 		}
 	}

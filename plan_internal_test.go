@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // query runs sql on c as database/sql would and reads it to its end
@@ -147,37 +149,37 @@ func TestKeptTrackers(t *testing.T) {
 	defer done()
 	sql := "select (g * 1000 + 7)::numeric as v from generate_series(1, 10) g"
 	r := query(t, c, sql)
-	key := r.mem[0].key
+	ref := &r.mem[0]
 	// Its first Close writes a column the memory did not know.
-	tr, _, ok := recall(key)
-	if !ok || tr.left != probeWindow-10 {
-		t.Fatalf("after one result set of 10 rows the memory has %+v (known %t), want %d lookups left", tr, ok, probeWindow-10)
+	tr, ok := ref.Remembered()
+	if !ok || tr.WindowLeft() != backoff.ProbeWindow-10 {
+		t.Fatalf("after one result set of 10 rows the memory has %+v (known %t), want %d lookups left", tr, ok, backoff.ProbeWindow-10)
 	}
 	query(t, c, sql)
-	if tr, _, _ = recall(key); tr.left != probeWindow-10 {
-		t.Errorf("the memory was written after a second result set that ended no window: %d left", tr.left)
+	if tr, _ = ref.Remembered(); tr.WindowLeft() != backoff.ProbeWindow-10 {
+		t.Errorf("the memory was written after a second result set that ended no window: %d left", tr.WindowLeft())
 	}
-	if got := r.cached[0].reuse.left; got != probeWindow-20 {
-		t.Errorf("the kept tracker has %d lookups left, want %d", got, probeWindow-20)
+	if got := r.cached[0].reuse.WindowLeft(); got != backoff.ProbeWindow-20 {
+		t.Errorf("the kept tracker has %d lookups left, want %d", got, backoff.ProbeWindow-20)
 	}
 	// Dropped for keptPlans other shapes: written.
 	for i := range keptPlans {
 		query(t, c, fmt.Sprintf("select 1::int2 as j%d", i))
 	}
-	if tr, _, _ = recall(key); tr.left != probeWindow-20 {
-		t.Errorf("after the Rows was dropped the memory has %d lookups left, want %d", tr.left, probeWindow-20)
+	if tr, _ = ref.Remembered(); tr.WindowLeft() != backoff.ProbeWindow-20 {
+		t.Errorf("after the Rows was dropped the memory has %d lookups left, want %d", tr.WindowLeft(), backoff.ProbeWindow-20)
 	}
 	// Kept again; ResetCache forgets it.
 	r = query(t, c, sql)
 	ResetCache()
-	if r2 := query(t, c, sql); r2 != r || r2.cached[0].reuse.left != probeWindow-10 {
-		t.Errorf("after ResetCache the kept tracker has %d lookups left, want a fresh one's %d", r2.cached[0].reuse.left, probeWindow-10)
+	if r2 := query(t, c, sql); r2 != r || r2.cached[0].reuse.WindowLeft() != backoff.ProbeWindow-10 {
+		t.Errorf("after ResetCache the kept tracker has %d lookups left, want a fresh one's %d", r2.cached[0].reuse.WindowLeft(), backoff.ProbeWindow-10)
 	}
 	// Closing the connection writes what it kept (Close calls dropKept).
 	query(t, c, sql)
 	c.dropKept()
-	if tr, _, _ = recall(key); tr.left != probeWindow-20 {
-		t.Errorf("after the connection closed the memory has %d lookups left, want %d", tr.left, probeWindow-20)
+	if tr, _ = ref.Remembered(); tr.WindowLeft() != backoff.ProbeWindow-20 {
+		t.Errorf("after the connection closed the memory has %d lookups left, want %d", tr.WindowLeft(), backoff.ProbeWindow-20)
 	}
 }
 
@@ -218,7 +220,7 @@ func TestKeptPlanFootprint(t *testing.T) {
 		plans := make([]*Rows, n)
 		before := heapAfterGC()
 		for i := range plans {
-			plans[i] = planRows(c, rec.fields, rec.query, c.conn.TypeMap())
+			plans[i] = newCursor(c, newPlan(c, rec.fields, rec.query, c.conn.TypeMap()))
 		}
 		per := (heapAfterGC() - before) / n
 		runtime.KeepAlive(plans)

@@ -14,39 +14,7 @@ import (
 // connection for its life, and a pgx connection talks to one server: its
 // kept plans (plan.go) and its Setup are that server's. What outlives a
 // connection and depends on OIDs, the back-off's memory, is keyed by the
-// server's catalog (catalogKey, driver.Setup.Catalog).
-
-// TestCatalogKey: for each catalog, catalogKey keeps distinct keys
-// distinct, keeps a table column's key apart from an expression's (bit
-// 63) and a key from 0; a catalog of 0 leaves keys as they are, and two
-// catalogs give one column two keys.
-func TestCatalogKey(t *testing.T) {
-	q := hashQuery("select price from items")
-	keys := []uint64{
-		columnKey(16384, 1, 0, q), columnKey(16384, 2, 0, q), columnKey(16385, 1, 0, q),
-		columnKey(0, 0, 0, q), columnKey(0, 0, 1, q), columnKey(0, 0, 0, hashQuery("select 1")),
-	}
-	for _, catalog := range []uint64{0, 1, 2, 1<<63 | 1, ^uint64(0), 0x9e3779b97f4a7c15} {
-		seen := map[uint64]bool{}
-		for i, k := range keys {
-			ck := catalogKey(k, catalog)
-			if ck == 0 || seen[ck] {
-				t.Errorf("catalog %#x: key %d (%#x) becomes %#x, zero or taken", catalog, i, k, ck)
-			}
-			seen[ck] = true
-			if ck>>63 != k>>63 {
-				t.Errorf("catalog %#x: key %#x becomes %#x, of the other kind", catalog, k, ck)
-			}
-			if catalog == 0 && ck != k {
-				t.Errorf("catalog 0 changes key %#x to %#x", k, ck)
-			}
-		}
-	}
-	k := columnKey(16384, 1, 0, q)
-	if catalogKey(k, 0x1234_5678_9abc_def0) == catalogKey(k, 0x0fed_cba9_8765_4320) {
-		t.Error("one column has the same key on two catalogs")
-	}
-}
+// server's catalog (backoff.CatalogKey, driver.Setup.Catalog).
 
 // openCatalogConn opens a pgcache connection to dsn and returns the driver
 // connection, closed when t ends.

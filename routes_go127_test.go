@@ -13,7 +13,7 @@ import (
 )
 
 // scalarTargets are the destinations of the shared scalar routes
-// (routes_go127.go), each of which every entry kind offers.
+// (route_table_go127.go), each of which every entry kind offers.
 var scalarTargets = []target{
 	tString, tBytes, tRawBytes, tAny, tNullString, tInt64, tInt, tInt32,
 	targetOf("int16", goSyntax[int16]), targetOf("int8", goSyntax[int8]),

@@ -8,33 +8,30 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // Rows reads a result set. numeric and hstore columns that the cache applies
 // to, and with pgcache_types the kinds it lists, are turned into driver values
 // through the process-wide tables; every other column is converted exactly as
-// pgx stdlib converts it (stdconv.go).
+// pgx stdlib converts it. database/sql calls its methods; programs do not.
 //
-// The words used below: a column *backs off* when its reuse tracker
-// (backoff.go) finds too little reuse, and then *skips* the table for a
-// number of rows; when every cached column skips, whole rows are *passed in
-// bulk* (bulk.go) until the first skip ends. A value that goes past a table
-// is a *bypass*.
+// A Rows is a cursor over its result set's plan, which a connection keeps
+// for later result sets of the same shape.
+//
+// The words used below: a column *backs off* when its reuse tracker finds
+// too little reuse, and then *skips* the table for a number of rows; when
+// every cached column skips, whole rows are *passed in bulk* until the first
+// skip ends. A value that goes past a table is a *bypass*.
 type Rows struct {
 	conn *Conn
-	plan planKey // what its columns are planned for (plan.go)
+	plan *plan // its shape's decisions, the same for every result set (plan.go)
 	rows pgx.Rows
 	cols []column
-	conv []convFunc // each column's stdlib conversion
 
 	// Go 1.27: the current row's wire values, which NextRow keeps only
-	// when wireRaws: some column but an hstore one has a wire route, which
-	// ScanColumn reads them for (an hstore column's only on a miss, rare
-	// enough to ask pgx for them).
-	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
+	// when the plan's wireRaws says ScanColumn reads them.
 	raws [][]byte
-	//lint:ignore U1000 used by NextRow and ScanColumn on Go 1.27 (rows_go127.go)
-	wireRaws bool
 
 	// vals holds, for each cached column, the current row's cache entry's
 	// pre-boxed driver value, nil when there is none: what Next returns.
@@ -46,7 +43,7 @@ type Rows struct {
 	// keeps the current row's cache entry in its cell.
 	cached []cachedColumn
 
-	// backedOff counts the cached columns in a skip (reuse.skip > 0);
+	// backedOff counts the cached columns in a skip (reuse.Skipping());
 	// advance adds one when a lookup's observe starts a skip. When that is
 	// all of them, advance passes the rows until the first skip ends in
 	// bulk: bulkRows of them are still to come, and inBulk says the
@@ -55,20 +52,14 @@ type Rows struct {
 	bulkRows  int32
 	inBulk    bool
 
-	// The text-kind cached columns' indices, nil when there are none: in
-	// rows passed in bulk only they count exceptions other than NULLs (long
-	// texts). bulkBuf backs it when it is large enough.
-	bulkText []int32
-	bulkBuf  [8]int32
-
-	// The cached columns' slots in the back-off's memory (memory.go) and
+	// The cached columns' slots in the back-off's memory (backoff.Ref) and
 	// the low half of the packed key of each one's last missed lookup (see
 	// admit), index for index with cached, kept apart from it so that a
 	// cachedColumn fills one cache line; the buffers hold them when there
 	// are few.
-	mem      []memRef
+	mem      []backoff.Ref
 	lastMiss []uint32
-	memBuf   [8]memRef
+	memBuf   [8]backoff.Ref
 	missBuf  [8]uint32
 
 	// The first row is read by QueryContext (so the columns are known);
@@ -77,18 +68,15 @@ type Rows struct {
 	pendingMore bool
 
 	// Cache traffic of this result set, published in bulk by Close so the
-	// hit path writes no shared memory; tabs has a bit for each table its
-	// columns may count in.
+	// hit path writes no shared memory.
 	counts    [numTables]cache.Counts
-	tabs      uint16
 	published bool
 
 	// lazyCols: some cached column is lazy (see planLazy, Go 1.27).
 	lazyCols bool
 
-	// The pgcache_types text tables, when this result set has a text-kind
-	// column (the hashed one once it reads a text for it).
-	text     *cache.Short[sqldriver.Value]
+	// The pgcache_types hashed text table, once a text-kind column reads a
+	// text for it.
 	longText *cache.Long[sqldriver.Value]
 }
 
@@ -103,25 +91,17 @@ const (
 	kindFixed                     // a pgcache_types fixed-size binary kind through its type table
 )
 
-// column is one result column.
-type column struct {
-	kind      columnKind
-	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
-	cachedIdx int32    // a cached column's index in Rows.cached
-	//lint:ignore U1000 used by ScanColumn on Go 1.27 (rows_go127.go)
-	dest routeMemo // Go 1.27: the last destination type and its routes (no size before Go 1.27; not last, which would pad it)
-	cell cell      // numeric and hstore: the current row's entry
-}
-
 // cachedColumn is what advance keeps for a column that goes through the
-// cache, in a dense array apart from column so that its loops stay short.
+// cache, in a dense array apart from column so that its loops stay short:
+// its cachedPlan's fields, copied beside its state so that one cache line
+// holds all advance reads of it.
 type cachedColumn struct {
 	col      int32 // index in Rows.cols and in the row's raw values
 	kind     columnKind
 	tab      tableID // where its counts go
 	hasEntry bool    // the column's cell or vals may hold the previous row's entry
 	lazy     bool    // Go 1.27: a fixed-size kind skipping its table until a destination wants entries (planLazy)
-	reuse    reuseTracker
+	reuse    backoff.Tracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
 	// Values (not NULL) that skips and bulk rows passed by, counted as
@@ -155,7 +135,7 @@ func (r *Rows) Close() error {
 	r.publish()
 	err := r.rows.Err()
 	r.rows, r.raws, r.names = nil, nil, nil
-	r.conn.keep(r)
+	r.conn.keepRows(r)
 	return err
 }
 
@@ -164,9 +144,7 @@ func (r *Rows) Close() error {
 // the progress of windows not yet judged.
 func (r *Rows) flushMemory() {
 	for k := range r.cached {
-		if ref := &r.mem[k]; current(ref.key, ref.gen) {
-			ref.gen = remember(ref.key, r.cached[k].reuse)
-		}
+		r.mem[k].Flush(&r.cached[k].reuse)
 	}
 }
 
@@ -183,20 +161,11 @@ func (r *Rows) publish() {
 	// shortened skips by them.
 	r.endBulk()
 	for k := range r.cached {
-		cc, ref := &r.cached[k], &r.mem[k]
+		cc := &r.cached[k]
 		cc.flush(&r.counts)
-		if cc.lazy {
-			// Its tracker is as the result set found it.
-			cc.reuse.skip = ref.lazySkip
-			continue
-		}
-		if cc.reuse.ends != ref.ends {
-			// A window ended: a judgement others should start from.
-			ref.gen, ref.ends = remember(ref.key, cc.reuse), cc.reuse.ends
-		}
+		r.mem[k].Close(&cc.reuse, cc.lazy)
 	}
-	publishCounts(&r.counts, r.tabs)
-	r.counts = [numTables]cache.Counts{}
+	publishCounts(&r.counts, r.plan.tabs)
 }
 
 // advance moves to the next row and records one sighting of each cached
@@ -237,11 +206,11 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
-		if cc.reuse.skip > 0 || raw == nil {
+		if cc.reuse.Skipping() || raw == nil {
 			// NULLs and columns in a skip.
 			r.empty(cc)
-			if cc.reuse.skip > 0 {
-				if cc.reuse.skip--; cc.reuse.skip == 0 {
+			if cc.reuse.Skipping() {
+				if cc.reuse.SkipRow() {
 					r.backedOff--
 				}
 				cc.countBypass(raw)
@@ -256,13 +225,13 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			if key, ok := cache.Pack(raw); ok {
 				if e, found := numericTable.Get(key); found {
 					cc.hits++
-					if cellsRead {
+					if directRoutes {
 						cols[cc.col].cell.num = e
 					} else {
 						vals[cc.col] = e.value
 					}
 					cc.hasEntry = true
-					if cc.reuse.observeHit() {
+					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
 					continue
@@ -283,7 +252,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					cc.hits++
 					vals[cc.col] = v
 					cc.hasEntry = true
-					if cc.reuse.observeHit() {
+					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
 					continue
@@ -331,8 +300,7 @@ func (r *Rows) endLazy() {
 func (r *Rows) wakeLazy(cc *cachedColumn) {
 	r.endBulk()
 	cc.lazy = false
-	if cc.reuse.skip > 0 {
-		cc.reuse.skip = 0
+	if cc.reuse.Resume() {
 		r.backedOff--
 	}
 }
@@ -342,7 +310,7 @@ func (r *Rows) wakeLazy(cc *cachedColumn) {
 // direct routes scan from it, and its Next takes the entry's driver value
 // from it (entryValue); on Go 1.26, whose database/sql converts driver
 // values itself, Rows.vals holds the entry's driver value instead and the
-// cells are not kept (cellsRead), so a hit stores one pointer, not two. (A
+// cells are not kept (directRoutes), so a hit stores one pointer, not two. (A
 // type table's entry is its driver value and nothing else, so those columns
 // keep only vals, under either.)
 type cell struct {
@@ -361,7 +329,7 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		if !r.step() {
 			return r.end()
 		}
-		conv := r.conv
+		conv := r.plan.conv
 		for i, raw := range r.rows.RawValues() {
 			if raw == nil {
 				dest[i] = nil
@@ -387,7 +355,7 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	if r.inBulk {
 		return r.nextBulk(dest, raws)
 	}
-	conv := r.conv
+	conv := r.plan.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/decode"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // Text a numeric or hstore column should never carry — the server only ever
@@ -378,7 +379,7 @@ func badRows() (rows [][][]byte, nonNull [4]int) {
 	// doubled one. Every so often a row holds a bad value in each column, or
 	// a bad int8 followed by a NULL date (the NULL after a conversion error
 	// in a row passed in bulk).
-	tail := probeWindow + 3*skipFirst
+	tail := backoff.ProbeWindow + 3*backoff.SkipFirst
 	for i := range tail {
 		row := [4][]byte{fmt.Appendf(nil, "%d.25", i), fmt.Appendf(nil, `"k"=>"%d"`, i), i8(int64(i) * 7), date(int32(i))}
 		switch {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // BenchmarkRowsReplay measures what pgcache itself adds per value: Rows.Next
@@ -45,8 +46,7 @@ func BenchmarkRowsReplay(b *testing.B) {
 				if mode.name == "types-reuse-only" {
 					// Any hit keeps a column cached: the back-off
 					// without its churn rule.
-					defer func(r int) { churnRatio = r }(churnRatio)
-					churnRatio = 0
+					defer backoff.SetChurnRatio(backoff.SetChurnRatio(0))
 				}
 				c, closeDB := rawConn(b, mode.opts)
 				defer closeDB()

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"errors"
-	"math"
 	"reflect"
 	"sync"
 	"time"
@@ -22,7 +21,7 @@ import (
 // stdlib's contract for that hook — database/sql's conversions for scalar
 // and sql.Scanner destinations, pgx's type map for everything else (slices,
 // pgtype.Array, ranges, …) — and adds direct routes (the route table,
-// routes_go127.go): the common destinations are filled from the cache entry,
+// route_table_go127.go): the common destinations are filled from the cache entry,
 // or from the wire bytes of a value the cache does not hold, with no
 // convertAssign reflection, no second lookup and no parsing.
 var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
@@ -36,27 +35,44 @@ func (r *Rows) NextRow() error {
 		if hasNull(raws) {
 			r.uncountNulls(raws, 0)
 		}
-		if r.bulkText != nil {
+		if r.plan.bulkText != nil {
 			r.countLongTexts(raws)
 		}
 	}
-	if r.wireRaws {
+	if r.plan.wireRaws {
 		r.raws = raws
 	}
 	return err
 }
 
+// hasNull reports whether any of a row's wire values is NULL (nil), four
+// to a step, so that a row with none costs a test and a branch a value.
+func hasNull(raws [][]byte) bool {
+	for ; len(raws) >= 4; raws = raws[4:] {
+		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {
+			return true
+		}
+	}
+	for _, raw := range raws {
+		if raw == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // rawValues returns the current row's wire values.
 func (r *Rows) rawValues() [][]byte {
-	if r.wireRaws {
+	if r.plan.wireRaws {
 		return r.raws
 	}
 	return r.rows.RawValues()
 }
 
-// cellsRead says whether the columns' cells are read (see cell): Go 1.27's
-// direct routes read a numeric or hstore column's entry from its cell.
-const cellsRead = true
+// directRoutes says whether database/sql scans through ScanColumn, whose
+// direct routes read numeric and hstore entries from the columns' cells
+// (see cell): from Go 1.27 on.
+const directRoutes = true
 
 // entryValue returns the driver value of column i's cache entry for the
 // current row, nil when it has none: a numeric or hstore entry's from the
@@ -78,6 +94,13 @@ func (r *Rows) entryValue(i int) sqldriver.Value {
 	return r.vals[i]
 }
 
+// column is one result column: its plan, and what the cursor keeps for it.
+type column struct {
+	columnPlan
+	dest routeMemo // the last destination type and its routes
+	cell cell      // numeric and hstore: the current row's entry
+}
+
 // Errors for destinations no driver can scan into, worded as pgx stdlib's.
 var (
 	errDestNotPointer = errors.New("destination not a pointer")
@@ -97,10 +120,9 @@ var (
 //
 // ScanColumn itself is the path of nearly every value — a destination of
 // the type the column saw last, a numeric or hstore entry or a plain
-// column's wire value — kept small, so that the compiler spills little
-// before the route (about 9 stores, where the whole road in one function
-// stored and reloaded some 25 words); everything else, and any route that
-// has no answer, goes on in scanColumn.
+// column's wire value — kept small, so that the compiler spills few of its
+// registers before the route; everything else, and any route that has no
+// answer, goes on in scanColumn.
 func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) error {
 	col := &r.cols[index]
 	// dest's type and data words, read in place (typeWord and dataWord
@@ -217,12 +239,9 @@ func (r *Rows) scanColumn(scanCtx sqldriver.ScanContext, index int, dest any, tr
 	return r.scanColumnStdlib(scanCtx, index, dest, v)
 }
 
-// lazyRows is the skip a lazy column starts with: longer than any result
-// set, it ends only when wantEntries ends it.
-const lazyRows = math.MaxInt32
-
 // planLazy starts the result set's fixed-size kinds (pgcache_types) that
-// have a wire route in a skip of lazyRows. On Go 1.27 their wire routes
+// have a wire route in a skip that only wantEntries ends
+// (backoff.Tracker.Suspend). On Go 1.27 their wire routes
 // fill the integer, float and time destinations without allocating, faster
 // than a lookup would, so their tables pay only for destinations that take
 // the boxed driver value itself (*any, types database/sql converts by
@@ -235,11 +254,9 @@ func (r *Rows) planLazy() {
 		cc := &r.cached[k]
 		if cc.kind == kindFixed && r.cols[cc.col].wire != wireNone {
 			cc.lazy = true
-			if cc.reuse.skip == 0 {
+			if cc.reuse.Suspend(&r.mem[k]) {
 				r.backedOff++
 			}
-			r.mem[k].lazySkip = cc.reuse.skip
-			cc.reuse.skip = lazyRows
 			r.lazyCols = true
 		}
 	}
@@ -338,7 +355,7 @@ func (r *Rows) scanColumnStdlib(scanCtx sqldriver.ScanContext, index int, dest a
 		v := cached
 		if v == nil && raw != nil {
 			var err error
-			if v, err = r.conv[index](raw); err != nil {
+			if v, err = r.plan.conv[index](raw); err != nil {
 				return err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/driver"
+	"github.com/pgcache/pgcache/internal/backoff"
 )
 
 // CacheStats is a snapshot of the process-wide cache, one table per type.
@@ -94,7 +95,7 @@ func Stats() CacheStats {
 		}
 	}
 	s.UnmatchedDisable, s.UnmatchedDisableBy = disableReports.unmatched()
-	s.Backoff.Columns, s.Backoff.Skipping = memoryStats()
+	s.Backoff.Columns, s.Backoff.Skipping = backoff.Stats()
 	return s
 }
 
@@ -189,7 +190,7 @@ func (d *disableReport) unmatched() (entries []string, by []UnmatchedEntry) {
 // memory be collected, and makes the back-off forget every column. Values already handed out stay valid. Counters are not
 // reset; take differences of [Stats] snapshots instead.
 func ResetCache() {
-	forgetAll()
+	backoff.ForgetAll()
 	for id := range tableID(numTables) {
 		if t := tableOf(id, false); t != nil {
 			t.Reset()

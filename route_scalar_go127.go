@@ -12,7 +12,7 @@ import (
 )
 
 // The route table's routes of the int, float, bool and time kinds
-// (routes_go127.go), and the signed integer destinations every numeric kind
+// (route_table_go127.go), and the signed integer destinations every numeric kind
 // shares.
 
 // The signed integer destinations take v where it fits them; database/sql

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"math/big"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
@@ -170,6 +171,19 @@ func newSmallBigInt(v int64) *big.Int {
 		b.i.Neg(&b.i)
 	}
 	return &b.i
+}
+
+// numEntry is what the numeric table keeps for one text (see numForms),
+// and the values built the first time one is asked for: ext, nil until
+// then.
+type numEntry struct {
+	numForms
+	ext atomic.Pointer[numExt]
+}
+
+// numExt holds the lazily built values of an entry.
+type numExt struct {
+	shop any // a shopspring decimal.Decimal, or nil when its Scan rejects the text
 }
 
 // shopspring returns the entry's shopspring decimal, building it with
