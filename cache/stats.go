@@ -1,6 +1,6 @@
 package cache
 
-import "go.uber.org/atomic"
+import "sync/atomic"
 
 // Counts are one reader's tallies, kept in a plain struct it owns (for example
 // one per result set) and published to a table in one go with [Short.Record] or
