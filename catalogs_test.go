@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -119,22 +118,12 @@ func TestTwoCatalogs(t *testing.T) {
 							continue
 						}
 						more = true
-						dest := make([]any, len(tg))
-						for j := range tg {
-							dest[j] = tg[j].new()
-						}
+						dest := newDests(tg)
 						if err := r.Scan(dest...); err != nil {
 							got[i] = append(got[i], "scan error: "+errShow(err))
 							continue
 						}
-						var b strings.Builder
-						for j := range tg {
-							if j > 0 {
-								b.WriteString(" | ")
-							}
-							b.WriteString(tg[j].show(dest[j]))
-						}
-						got[i] = append(got[i], b.String())
+						got[i] = append(got[i], showRow(tg, dest))
 					}
 				}
 				for i, r := range rows {

@@ -23,11 +23,6 @@ import (
 // observes (values and errors, see errShow); pgcache must record exactly what
 // pgx stdlib records.
 
-// record collects a scenario's observations.
-type record []string
-
-func (r *record) add(format string, args ...any) { *r = append(*r, fmt.Sprintf(format, args...)) }
-
 // compareDrivers runs scenario against pgx stdlib and pgcache, each with a
 // *sql.DB of its own on dsn and a table name of its own, and compares the
 // records.
@@ -76,65 +71,65 @@ func txScenario(t *testing.T, db *sql.DB, table string) record {
 
 	// Commit.
 	tx, err := db.BeginTx(ctx, nil)
-	r.add("begin: %s", errShow(err))
+	r.Add("begin: %s", errShow(err))
 	_, err = tx.Exec("insert into "+table+" values (1, $1)", "1.50")
-	r.add("insert: %s", errShow(err))
+	r.Add("insert: %s", errShow(err))
 	for pass := 0; pass < passes; pass++ {
 		var s string
 		var d pgcache.Decimal
 		err = tx.QueryRow("select n, n from "+table+" where id = 1").Scan(&s, &d)
-		r.add("select in tx: %q %s %s", s, d, errShow(err))
+		r.Add("select in tx: %q %s %s", s, d, errShow(err))
 	}
-	r.add("commit: %s", errShow(tx.Commit()))
-	r.add("count after commit: %d", count())
-	r.add("commit again: %s", errShow(tx.Commit()))
-	r.add("rollback after commit: %s", errShow(tx.Rollback()))
+	r.Add("commit: %s", errShow(tx.Commit()))
+	r.Add("count after commit: %d", count())
+	r.Add("commit again: %s", errShow(tx.Commit()))
+	r.Add("rollback after commit: %s", errShow(tx.Rollback()))
 
 	// Rollback.
 	tx, err = db.Begin()
-	r.add("begin: %s", errShow(err))
+	r.Add("begin: %s", errShow(err))
 	_, err = tx.Exec("insert into " + table + " values (2, 2.50)")
-	r.add("insert: %s", errShow(err))
-	r.add("rollback: %s", errShow(tx.Rollback()))
-	r.add("count after rollback: %d", count())
-	r.add("rollback again: %s", errShow(tx.Rollback()))
-	r.add("commit after rollback: %s", errShow(tx.Commit()))
+	r.Add("insert: %s", errShow(err))
+	r.Add("rollback: %s", errShow(tx.Rollback()))
+	r.Add("count after rollback: %d", count())
+	r.Add("rollback again: %s", errShow(tx.Rollback()))
+	r.Add("commit after rollback: %s", errShow(tx.Commit()))
 
 	// A failed statement aborts the transaction; Commit then rolls back.
 	tx, err = db.Begin()
-	r.add("begin: %s", errShow(err))
+	r.Add("begin: %s", errShow(err))
 	_, err = tx.Exec("insert into " + table + " values (1, 3.50)")
-	r.add("duplicate insert: %s", errShow(err))
+	r.Add("duplicate insert: %s", errShow(err))
 	_, err = tx.Exec("select 1")
-	r.add("exec in failed tx: %s", errShow(err))
+	r.Add("exec in failed tx: %s", errShow(err))
 	rows, err := tx.Query("select n from " + table)
-	r.add("query in failed tx: %s", errShow(err))
+	r.Add("query in failed tx: %s", errShow(err))
 	if err == nil {
 		rows.Close()
 	}
 	var s string
-	r.add("query row in failed tx: %s", errShow(tx.QueryRow("select n from "+table).Scan(&s)))
+	r.Add("query row in failed tx: %s", errShow(tx.QueryRow("select n from "+table).Scan(&s)))
 	commitErr := tx.Commit()
-	r.add("commit of failed tx: %s", errShow(commitErr))
+	r.Add("commit of failed tx: %s", errShow(commitErr))
 	if commitErr != pgx.ErrTxCommitRollback {
 		t.Errorf("%s: Commit of a failed transaction returned %#v, want the pgx.ErrTxCommitRollback value itself", table, commitErr)
 	}
-	r.add("rollback after failed commit: %s", errShow(tx.Rollback()))
-	r.add("count after failed commit: %d", count())
+	r.Add("rollback after failed commit: %s", errShow(tx.Rollback()))
+	r.Add("count after failed commit: %d", count())
 
 	// An error inside a query's rows.
 	tx, _ = db.Begin()
 	rows, err = tx.Query("select 1 / (i - 3) from generate_series(1, 5) i")
-	r.add("query: %s", errShow(err))
+	r.Add("query: %s", errShow(err))
 	if err == nil {
 		for rows.Next() {
 			var n int
-			r.add("row: %s %d", errShow(rows.Scan(&n)), n)
+			r.Add("row: %s %d", errShow(rows.Scan(&n)), n)
 		}
-		r.add("rows.Err: %s", errShow(rows.Err()))
-		r.add("rows.Close: %s", errShow(rows.Close()))
+		r.Add("rows.Err: %s", errShow(rows.Err()))
+		r.Add("rows.Close: %s", errShow(rows.Close()))
 	}
-	r.add("commit after division by zero: %s", errShow(tx.Commit()))
+	r.Add("commit after division by zero: %s", errShow(tx.Commit()))
 
 	// Isolation levels, including those PostgreSQL does not have.
 	for _, level := range []sql.IsolationLevel{
@@ -143,16 +138,16 @@ func txScenario(t *testing.T, db *sql.DB, table string) record {
 	} {
 		for _, readOnly := range []bool{false, true} {
 			tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: level, ReadOnly: readOnly})
-			r.add("begin %v read-only=%t: %s", level, readOnly, errShow(err))
+			r.Add("begin %v read-only=%t: %s", level, readOnly, errShow(err))
 			if err != nil {
 				continue
 			}
 			var iso, ro string
 			err = tx.QueryRow("select current_setting('transaction_isolation'), current_setting('transaction_read_only')").Scan(&iso, &ro)
-			r.add("  isolation %q read-only %q: %s", iso, ro, errShow(err))
+			r.Add("  isolation %q read-only %q: %s", iso, ro, errShow(err))
 			_, err = tx.Exec("insert into " + table + " values (3, 3)")
-			r.add("  insert: %s", errShow(err))
-			r.add("  rollback: %s", errShow(tx.Rollback()))
+			r.Add("  insert: %s", errShow(err))
+			r.Add("  rollback: %s", errShow(tx.Rollback()))
 		}
 	}
 	return r
@@ -177,15 +172,15 @@ func prepScenario(t *testing.T, db *sql.DB, table string) record {
 	// one leaves the other working.
 	const q = "select $1::numeric(12,2) * 2 as n, $2::text as t"
 	s1, err := conn.PrepareContext(ctx, q)
-	r.add("prepare 1: %s", errShow(err))
+	r.Add("prepare 1: %s", errShow(err))
 	s2, err := conn.PrepareContext(ctx, q)
-	r.add("prepare 2: %s", errShow(err))
-	r.add("close 1: %s", errShow(s1.Close()))
+	r.Add("prepare 2: %s", errShow(err))
+	r.Add("close 1: %s", errShow(s1.Close()))
 	for pass := 0; pass < passes; pass++ {
 		for _, arg := range []any{"1.25", 7, 2.5, pgcache.Decimal{}, mustDecimal(t, "-3.005")} {
 			rows, err := s2.QueryContext(ctx, arg, "x")
 			if err != nil {
-				r.add("query %v: %s", arg, errShow(err))
+				r.Add("query %v: %s", arg, errShow(err))
 				continue
 			}
 			for rows.Next() {
@@ -193,65 +188,56 @@ func prepScenario(t *testing.T, db *sql.DB, table string) record {
 				var d pgcache.Decimal
 				var f float64
 				err := rows.Scan(&s, &tt)
-				r.add("row %v: %q %q %s", arg, s, tt, errShow(err))
+				r.Add("row %v: %q %q %s", arg, s, tt, errShow(err))
 				err = rows.Scan(&d, &tt)
-				r.add("  as Decimal: %s %s", d, errShow(err))
+				r.Add("  as Decimal: %s %s", d, errShow(err))
 				err = rows.Scan(&f, &tt)
-				r.add("  as float64: %v %s", f, errShow(err))
+				r.Add("  as float64: %v %s", f, errShow(err))
 			}
-			r.add("rows: %s %s", errShow(rows.Err()), errShow(rows.Close()))
+			r.Add("rows: %s %s", errShow(rows.Err()), errShow(rows.Close()))
 		}
 	}
 	var s string
-	r.add("closed statement: %s", errShow(s1.QueryRowContext(ctx, "1", "x").Scan(&s, &s)))
-	r.add("wrong argument count: %s", errShow(s2.QueryRowContext(ctx, "1").Scan(&s, &s)))
-	r.add("bad argument: %s", errShow(s2.QueryRowContext(ctx, "one", "x").Scan(&s, &s)))
-	r.add("close 2: %s", errShow(s2.Close()))
+	r.Add("closed statement: %s", errShow(s1.QueryRowContext(ctx, "1", "x").Scan(&s, &s)))
+	r.Add("wrong argument count: %s", errShow(s2.QueryRowContext(ctx, "1").Scan(&s, &s)))
+	r.Add("bad argument: %s", errShow(s2.QueryRowContext(ctx, "one", "x").Scan(&s, &s)))
+	r.Add("close 2: %s", errShow(s2.Close()))
 	var n int
 	err = conn.QueryRowContext(ctx, "select count(*) from pg_prepared_statements where name = $1", q).Scan(&n)
-	r.add("server statements left after closing both: %d %s", n, errShow(err))
+	r.Add("server statements left after closing both: %d %s", n, errShow(err))
 
 	// A statement prepared on the pool, with Exec and Query.
 	ins, err := db.PrepareContext(ctx, "insert into "+table+" values ($1, $2)")
-	r.add("prepare insert: %s", errShow(err))
+	r.Add("prepare insert: %s", errShow(err))
 	for i, v := range []any{"1.50", mustDecimal(t, "2.25"), pgcache.NullDecimal{}, 4, "not a number"} {
 		res, err := ins.ExecContext(ctx, i, v)
 		var affected int64
 		if err == nil {
 			affected, err = res.RowsAffected()
 		}
-		r.add("insert %v: %d %s", v, affected, errShow(err))
+		r.Add("insert %v: %d %s", v, affected, errShow(err))
 	}
-	r.add("close insert: %s", errShow(ins.Close()))
+	r.Add("close insert: %s", errShow(ins.Close()))
 	sel, err := db.PrepareContext(ctx, "select id, n from "+table+" where id < $1 order by id")
-	r.add("prepare select: %s", errShow(err))
+	r.Add("prepare select: %s", errShow(err))
 	for pass := 0; pass < passes; pass++ {
 		rows, err := sel.QueryContext(ctx, 10)
-		r.add("select: %s", errShow(err))
+		r.Add("select: %s", errShow(err))
 		for err == nil && rows.Next() {
 			var id int
 			var d pgcache.NullDecimal
 			var s sql.NullString
 			err := rows.Scan(&id, &d)
-			r.add("  %d %v %s %s", id, d.Valid, d.Decimal, errShow(err))
+			r.Add("  %d %v %s %s", id, d.Valid, d.Decimal, errShow(err))
 			err = rows.Scan(&id, &s)
-			r.add("  %d %v %s", id, s, errShow(err))
+			r.Add("  %d %v %s", id, s, errShow(err))
 		}
 		if err == nil {
-			r.add("  rows: %s %s", errShow(rows.Err()), errShow(rows.Close()))
+			r.Add("  rows: %s %s", errShow(rows.Err()), errShow(rows.Close()))
 		}
 	}
-	r.add("close select: %s", errShow(sel.Close()))
+	r.Add("close select: %s", errShow(sel.Close()))
 	return r
-}
-
-func mustDecimal(t testing.TB, s string) pgcache.Decimal {
-	t.Helper()
-	d, err := pgcache.ParseDecimal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func TestQueryRow(t *testing.T) {
@@ -263,15 +249,15 @@ func TestQueryRow(t *testing.T) {
 			var s string
 			var f float64
 			err := db.QueryRow("select 12.50::numeric, 12.50::numeric, 12.50::numeric").Scan(&d, &s, &f)
-			r.add("numeric: %s %q %v %s", d, s, f, errShow(err))
+			r.Add("numeric: %s %q %v %s", d, s, f, errShow(err))
 		}
 		var d pgcache.Decimal
-		r.add("no rows: %s", errShow(db.QueryRow("select 1.5::numeric where false").Scan(&d)))
-		r.add("syntax error: %s", errShow(db.QueryRow("selec 1").Scan(&d)))
-		r.add("null: %s", errShow(db.QueryRow("select NULL::numeric").Scan(&d)))
-		r.add("runtime error: %s", errShow(db.QueryRow("select 1/0::numeric").Scan(&d)))
-		r.add("bad argument: %s", errShow(db.QueryRow("select $1::numeric", "x").Scan(&d)))
-		r.add("too few columns: %s", errShow(db.QueryRow("select 1.5::numeric").Scan(&d, &d)))
+		r.Add("no rows: %s", errShow(db.QueryRow("select 1.5::numeric where false").Scan(&d)))
+		r.Add("syntax error: %s", errShow(db.QueryRow("selec 1").Scan(&d)))
+		r.Add("null: %s", errShow(db.QueryRow("select NULL::numeric").Scan(&d)))
+		r.Add("runtime error: %s", errShow(db.QueryRow("select 1/0::numeric").Scan(&d)))
+		r.Add("bad argument: %s", errShow(db.QueryRow("select $1::numeric", "x").Scan(&d)))
+		r.Add("too few columns: %s", errShow(db.QueryRow("select 1.5::numeric").Scan(&d, &d)))
 		return r
 	})
 }
@@ -298,18 +284,18 @@ func TestEarlyCloseReusesConnection(t *testing.T) {
 			for i := 0; i < 3 && rows.Next(); i++ {
 				var s, x string
 				err := rows.Scan(&s, &x)
-				r.add("row %d: %q %s", i, s, errShow(err))
+				r.Add("row %d: %q %s", i, s, errShow(err))
 			}
-			r.add("close mid-result: %s", errShow(rows.Close()))
-			r.add("next after close: %t %s", rows.Next(), errShow(rows.Err()))
+			r.Add("close mid-result: %s", errShow(rows.Close()))
+			r.Add("next after close: %t %s", rows.Next(), errShow(rows.Err()))
 			var d pgcache.Decimal
 			err = conn.QueryRowContext(ctx, "select 42.5::numeric").Scan(&d)
-			r.add("next query: %s %s", d, errShow(err))
+			r.Add("next query: %s %s", d, errShow(err))
 		}
 		if err := conn.QueryRowContext(ctx, "select pg_backend_pid()").Scan(&pid2); err != nil {
 			t.Fatal(err)
 		}
-		r.add("same backend: %t", pid1 == pid2)
+		r.Add("same backend: %t", pid1 == pid2)
 		return r
 	})
 }
@@ -325,23 +311,23 @@ func TestContextCancel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		rows, err := conn.QueryContext(ctx, "select pg_sleep(10)::text, 1.5::numeric")
-		r.add("query with timeout: %s", errShow(err))
+		r.Add("query with timeout: %s", errShow(err))
 		if err == nil {
 			rows.Close()
 		}
 		var s string
 		err = conn.QueryRowContext(context.Background(), "select 2.5::numeric").Scan(&s)
-		r.add("same sql.Conn afterwards: %q %s", s, errShow(err))
-		r.add("close sql.Conn: %s", errShow(conn.Close()))
+		r.Add("same sql.Conn afterwards: %q %s", s, errShow(err))
+		r.Add("close sql.Conn: %s", errShow(conn.Close()))
 		// The pool discards a broken connection and opens another.
 		s = ""
 		err = db.QueryRow("select 3.5::numeric").Scan(&s)
-		r.add("db afterwards: %q %s", s, errShow(err))
+		r.Add("db afterwards: %q %s", s, errShow(err))
 
 		ctx, cancel = context.WithCancel(context.Background())
 		cancel()
 		err = db.QueryRowContext(ctx, "select 4.5::numeric").Scan(&s)
-		r.add("query with a cancelled context: %s", errShow(err))
+		r.Add("query with a cancelled context: %s", errShow(err))
 		return r
 	})
 }
@@ -607,7 +593,7 @@ func TestCancelDuringIteration(t *testing.T) {
 		}
 		var s string
 		err := db.QueryRow("select 6.5::numeric").Scan(&s)
-		r.add("afterwards: %q %s", s, errShow(err))
+		r.Add("afterwards: %q %s", s, errShow(err))
 		return r
 	})
 }

@@ -57,6 +57,14 @@ type streamResult struct {
 	queryErr, rowsErr, closed error
 }
 
+// addTo records res's errors, the query's and, described by desc (errDesc, or
+// lostDesc after a lost connection), rows.Err's and rows.Close's.
+func (res streamResult) addTo(r *record, desc func(error) string) {
+	r.Add("query: %s", errDesc(res.queryErr))
+	r.Add("rows.Err: %s", desc(res.rowsErr))
+	r.Add("rows.Close: %s", desc(res.closed))
+}
+
 // readStream runs query (a faultStream variant) on q and reads it to the end,
 // the first error or until at (called after each row with the number of rows
 // read so far; it may be nil) returns true, checking every value, and closes
@@ -94,6 +102,15 @@ func readStream(ctx context.Context, t *testing.T, q querier, query string, at f
 	res.rowsErr = rows.Err()
 	res.closed = rows.Close()
 	return res
+}
+
+// addRecovery records whether conn still reads after a fault, how closing it
+// goes, and whether db reads afterwards.
+func addRecovery(ctx context.Context, t *testing.T, r *record, conn *sql.Conn, db *sql.DB) {
+	t.Helper()
+	r.Add("same sql.Conn: %s", recovered(ctx, t, conn))
+	r.Add("close sql.Conn: %s", errDesc(conn.Close()))
+	r.Add("db afterwards: %s", recovered(ctx, t, db))
 }
 
 // recovered reads a small repeating result twice, so that with pgcache it is
@@ -283,14 +300,12 @@ func TestFaultBackendKilledMidResult(t *testing.T) {
 				return false
 			})
 		})
-		r.add("query: %s", errDesc(res.queryErr))
-		r.add("rows.Err: %s", lostDesc(res.rowsErr))
-		r.add("rows.Close: %s", lostDesc(res.closed))
-		r.add("read past the kill: %t", res.rows >= 100)
+		res.addTo(&r, lostDesc)
+		r.Add("read past the kill: %t", res.rows >= 100)
 		var one int
-		r.add("same sql.Conn: %s", errDesc(conn.QueryRowContext(ctx, "select 1").Scan(&one)))
-		r.add("close sql.Conn: %s", errDesc(conn.Close()))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("same sql.Conn: %s", errDesc(conn.QueryRowContext(ctx, "select 1").Scan(&one)))
+		r.Add("close sql.Conn: %s", errDesc(conn.Close()))
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }
@@ -307,9 +322,9 @@ func TestFaultBackendKilledIdle(t *testing.T) {
 		num, hs := traffic(func() {
 			res = readStream(ctx, t, db, faultStream+" limit 300", nil)
 		})
-		r.add("first query after the kill: %d rows, %s %s %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr), errDesc(res.closed))
-		r.add("new backend: %t", backendPID(ctx, t, db) != pid)
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("first query after the kill: %d rows, %s %s %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr), errDesc(res.closed))
+		r.Add("new backend: %t", backendPID(ctx, t, db) != pid)
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }
@@ -331,8 +346,8 @@ func TestFaultRestartIdle(t *testing.T) {
 		num, hs := traffic(func() {
 			res = readStream(ctx, t, db, faultStream+" limit 300", nil)
 		})
-		r.add("first query after the restart: %d rows, %s %s %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr), errDesc(res.closed))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("first query after the restart: %d rows, %s %s %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr), errDesc(res.closed))
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }
@@ -358,10 +373,8 @@ func TestFaultRestartMidQuery(t *testing.T) {
 		if restartErr != nil {
 			t.Fatal(restartErr)
 		}
-		r.add("query: %s", errDesc(res.queryErr))
-		r.add("rows.Err: %s", lostDesc(res.rowsErr))
-		r.add("rows.Close: %s", lostDesc(res.closed))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		res.addTo(&r, lostDesc)
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }
@@ -390,13 +403,9 @@ func TestFaultStatementTimeout(t *testing.T) {
 		if res.rows != 2999 {
 			t.Logf("%d rows arrived before the timeout, not 2999: a slow machine?", res.rows)
 		}
-		r.add("rows before the timeout, none after row 2999: %t", res.rows <= 2999)
-		r.add("query: %s", errDesc(res.queryErr))
-		r.add("rows.Err: %s", errDesc(res.rowsErr))
-		r.add("rows.Close: %s", errDesc(res.closed))
-		r.add("same sql.Conn: %s", recovered(ctx, t, conn))
-		r.add("close sql.Conn: %s", errDesc(conn.Close()))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("rows before the timeout, none after row 2999: %t", res.rows <= 2999)
+		res.addTo(&r, errDesc)
+		addRecovery(ctx, t, &r, conn, db)
 		return r, num, hs
 	})
 }
@@ -413,13 +422,9 @@ func TestFaultErrorAtRowN(t *testing.T) {
 		const query = `select i::numeric + 0.5 + 0 * (1 / (i - 500)), hstore('k', i::text) from generate_series(1, 1000) i`
 		var res streamResult
 		num, hs := traffic(func() { res = readStream(ctx, t, conn, query, nil) })
-		r.add("rows before the error: %d", res.rows)
-		r.add("query: %s", errDesc(res.queryErr))
-		r.add("rows.Err: %s", errDesc(res.rowsErr))
-		r.add("rows.Close: %s", errDesc(res.closed))
-		r.add("same sql.Conn: %s", recovered(ctx, t, conn))
-		r.add("close sql.Conn: %s", errDesc(conn.Close()))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("rows before the error: %d", res.rows)
+		res.addTo(&r, errDesc)
+		addRecovery(ctx, t, &r, conn, db)
 		return r, num, hs
 	})
 }
@@ -454,7 +459,7 @@ func TestFaultContextCancelled(t *testing.T) {
 			if res.closed == nil || res.closed == context.Canceled {
 				closed = "nil or context.Canceled"
 			}
-			r.add("mid-scan %d: read at least 100 rows: %t; rows.Err: %s; rows.Close: %s",
+			r.Add("mid-scan %d: read at least 100 rows: %t; rows.Err: %s; rows.Close: %s",
 				iter, res.rows >= 100, errDesc(res.rowsErr), closed)
 		}
 
@@ -466,13 +471,13 @@ func TestFaultContextCancelled(t *testing.T) {
 		qctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		res := readStream(qctx, t, db, `select i::numeric + 0.5, hstore('k', i::text) from generate_series(1, 10) i, pg_sleep(10)`, nil)
 		cancel()
-		r.add("before the first row: %d rows; query: %s; rows.Err: %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr))
+		r.Add("before the first row: %d rows; query: %s; rows.Err: %s", res.rows, errDesc(res.queryErr), errDesc(res.rowsErr))
 
 		qctx, cancel = context.WithCancel(ctx)
 		cancel()
 		res = readStream(qctx, t, db, faultStream, nil)
-		r.add("already cancelled: %d rows; query: %s", res.rows, errDesc(res.queryErr))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("already cancelled: %d rows; query: %s", res.rows, errDesc(res.queryErr))
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }
@@ -532,9 +537,9 @@ func TestFaultRowsClosedEarlyConcurrently(t *testing.T) {
 				wg.Go(func() { rows.Close() })
 			}
 			wg.Wait()
-			r.add("shared rows closed: %s", errDesc(rows.Close()))
+			r.Add("shared rows closed: %s", errDesc(rows.Close()))
 		}()
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, counts{}, counts{}
 	})
 }
@@ -565,37 +570,37 @@ func TestFaultFailedCommit(t *testing.T) {
 		var s1, s2 string
 		var num, hs counts
 		n, h := traffic(func() {
-			r.add("tx1 read: %s", errDesc(tx1.QueryRowContext(ctx, fmt.Sprintf("select sum(v) from %s where k = 1", tbl)).Scan(&s1)))
-			r.add("tx2 read: %s", errDesc(tx2.QueryRowContext(ctx, fmt.Sprintf("select sum(v) from %s where k = 2", tbl)).Scan(&s2)))
+			r.Add("tx1 read: %s", errDesc(tx1.QueryRowContext(ctx, fmt.Sprintf("select sum(v) from %s where k = 1", tbl)).Scan(&s1)))
+			r.Add("tx2 read: %s", errDesc(tx2.QueryRowContext(ctx, fmt.Sprintf("select sum(v) from %s where k = 2", tbl)).Scan(&s2)))
 		})
 		num.Admissions += n.Admissions
 		hs.Admissions += h.Admissions
-		r.add("sums %s %s", s1, s2)
+		r.Add("sums %s %s", s1, s2)
 		_, err = tx1.ExecContext(ctx, fmt.Sprintf("insert into %s values (2, %s)", tbl, s1))
-		r.add("tx1 insert: %s", errDesc(err))
+		r.Add("tx1 insert: %s", errDesc(err))
 		_, err = tx2.ExecContext(ctx, fmt.Sprintf("insert into %s values (1, %s)", tbl, s2))
-		r.add("tx2 insert: %s", errDesc(err))
-		r.add("tx1 commit: %s", errDesc(tx1.Commit()))
-		r.add("tx2 commit: %s", errDesc(tx2.Commit()))
-		r.add("tx2 rollback after the failed commit: %s", errDesc(tx2.Rollback()))
+		r.Add("tx2 insert: %s", errDesc(err))
+		r.Add("tx1 commit: %s", errDesc(tx1.Commit()))
+		r.Add("tx2 commit: %s", errDesc(tx2.Commit()))
+		r.Add("tx2 rollback after the failed commit: %s", errDesc(tx2.Rollback()))
 
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = tx.ExecContext(ctx, fmt.Sprintf("insert into %[1]s_d values (1), (1)", tbl))
-		r.add("duplicate insert, deferred: %s", errDesc(err))
+		r.Add("duplicate insert, deferred: %s", errDesc(err))
 		n, h = traffic(func() {
 			res := readStream(ctx, t, tx, faultStream+" limit 50", nil)
-			r.add("read in the transaction: %d rows %s", res.rows, errDesc(res.rowsErr))
+			r.Add("read in the transaction: %d rows %s", res.rows, errDesc(res.rowsErr))
 		})
 		num.Admissions += n.Admissions
 		hs.Admissions += h.Admissions
-		r.add("commit with the deferred constraint: %s", errDesc(tx.Commit()))
-		r.add("rollback after: %s", errDesc(tx.Rollback()))
+		r.Add("commit with the deferred constraint: %s", errDesc(tx.Commit()))
+		r.Add("rollback after: %s", errDesc(tx.Rollback()))
 		var count int
-		r.add("rows kept: %s %d", errDesc(db.QueryRowContext(ctx, fmt.Sprintf("select count(*) from %s_d", tbl)).Scan(&count)), count)
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("rows kept: %s %d", errDesc(db.QueryRowContext(ctx, fmt.Sprintf("select count(*) from %s_d", tbl)).Scan(&count)), count)
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		if _, err := db.ExecContext(ctx, fmt.Sprintf("drop table %[1]s, %[1]s_d", tbl)); err != nil {
 			t.Error(err)
 		}
@@ -623,17 +628,17 @@ func TestFaultPreparedStatementAfterConnectionDied(t *testing.T) {
 			}
 			return "ok"
 		}
-		r.add("before: %s", read(1))
+		r.Add("before: %s", read(1))
 		pid := backendPID(ctx, t, db)
 		env.terminate(ctx, t, pid, true)
 		var num, hs counts
 		num, hs = traffic(func() {
-			r.add("first use after the kill: %s", read(2))
-			r.add("second use: %s", read(3))
+			r.Add("first use after the kill: %s", read(2))
+			r.Add("second use: %s", read(3))
 		})
-		r.add("new backend: %t", backendPID(ctx, t, db) != pid)
-		r.add("close statement: %s", errDesc(stmt.Close()))
-		r.add("db afterwards: %s", recovered(ctx, t, db))
+		r.Add("new backend: %t", backendPID(ctx, t, db) != pid)
+		r.Add("close statement: %s", errDesc(stmt.Close()))
+		r.Add("db afterwards: %s", recovered(ctx, t, db))
 		return r, num, hs
 	})
 }

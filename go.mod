@@ -7,7 +7,6 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/lib/pq v1.12.3
 	github.com/shopspring/decimal v1.6.0
-	go.uber.org/atomic v1.12.0
 )
 
 require (

@@ -16,15 +16,6 @@ import (
 
 func str(s string) *string { return &s }
 
-func mustHstore(t testing.TB, text string) pgcache.Hstore {
-	t.Helper()
-	h, err := pgcache.ParseHstore(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 func equalHstoreMaps(a, b map[string]*string) bool {
 	return maps.EqualFunc(a, b, func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) })
 }

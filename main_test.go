@@ -17,8 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/difftest"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -36,26 +36,31 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // drivers are the two database/sql drivers every differential test compares:
 // pgx stdlib is the reference.
 const (
-	stdDriver = "pgx"
-	pcDriver  = pgcache.DriverName
+	stdDriver = difftest.Std
+	pcDriver  = difftest.PgCache
 )
 
-// openDB opens dsn with the named driver and closes the *sql.DB when t ends.
-func openDB(t testing.TB, driverName, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open(driverName, dsn)
-	if err != nil {
-		t.Fatalf("sql.Open(%q, %q): %v", driverName, dsn, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+// The helpers the root package's external tests share with the integration
+// module, under the short names the tests call them by.
+var (
+	openDB       = pgtest.OpenDB          // opens a *sql.DB, closed when t ends
+	openDBs      = difftest.OpenPair      // a *sql.DB of pgx stdlib and one of pgcache
+	withParams   = pgtest.MustWithOptions // adds settings to a DSN, in its own form
+	traffic      = difftest.Traffic       // the numeric and hstore cache traffic of a function
+	compareLines = difftest.CompareLines
+	mustDecimal  = difftest.MustDecimal
+	mustHstore   = difftest.MustHstore
+)
 
-// openDBs opens dsn with pgx stdlib and with pgcache.
-func openDBs(t testing.TB, dsn string) (std, pc *sql.DB) {
-	t.Helper()
-	return openDB(t, stdDriver, dsn), openDB(t, pcDriver, dsn)
-}
+// record collects a run's observations, one line each.
+type record = difftest.Record
+
+// counts is the traffic part of a [cache.Stats], for exact comparisons.
+type counts = cache.Counts
+
+// countsDelta returns the traffic published to a table between the snapshots
+// before and after.
+func countsDelta(before, after cache.Stats) counts { return after.Since(before) }
 
 // mustExec runs statements that must succeed.
 func mustExec(t testing.TB, db *sql.DB, query string, args ...any) {
@@ -97,34 +102,6 @@ func needHstore(t testing.TB) {
 	}
 }
 
-// counts is the traffic part of a [cache.Stats], for exact comparisons.
-type counts struct {
-	Hits, Misses, Admissions, Bypasses uint64
-}
-
-func (c counts) String() string {
-	return fmt.Sprintf("{hits %d, misses %d, admissions %d, bypasses %d}", c.Hits, c.Misses, c.Admissions, c.Bypasses)
-}
-
-func countsDelta(before, after cache.Stats) counts {
-	return counts{
-		Hits:       after.Hits - before.Hits,
-		Misses:     after.Misses - before.Misses,
-		Admissions: after.Admissions - before.Admissions,
-		Bypasses:   after.Bypasses - before.Bypasses,
-	}
-}
-
-// traffic runs f and returns the cache traffic it caused in the numeric and
-// the hstore table. Counts are published when a result set closes, so f must
-// close (or fully read) every Rows it opens.
-func traffic(f func()) (numeric, hstore counts) {
-	before := pgcache.Stats()
-	f()
-	after := pgcache.Stats()
-	return countsDelta(before.Numeric, after.Numeric), countsDelta(before.Hstore, after.Hstore)
-}
-
 // errShow describes an error for comparison between drivers: its type, its
 // text, the SQLSTATE of a server error and the well-known sentinels it
 // matches. Two drivers that return the same error give the same description.
@@ -157,43 +134,8 @@ func errShow(err error) string {
 	return b.String()
 }
 
-// withParams returns dsn with extra settings, in the DSN's own form: appended
-// as keyword=value pairs to a keyword/value DSN, added to the query of a URL.
-func withParams(t testing.TB, dsn string, params ...string) string {
-	t.Helper()
-	if isURL(dsn) {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		for i := 0; i < len(params); i += 2 {
-			q.Set(params[i], params[i+1])
-		}
-		// pgx reads '+' in a URL query as itself, not as a space (before
-		// this, every value with a space went wrong with a URL
-		// $PGCACHE_TEST_DSN). Encode has escaped every literal '+' as %2B.
-		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
-		return u.String()
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimSpace(dsn))
-	for i := 0; i < len(params); i += 2 {
-		fmt.Fprintf(&b, " %s=%s", params[i], quoteDSNValue(params[i+1]))
-	}
-	return b.String()
-}
-
 func isURL(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
-// quoteDSNValue quotes a keyword/value DSN value as libpq reads it.
-func quoteDSNValue(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\v\f\r'\\") {
-		return s
-	}
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // keywordDSN converts a postgres:// URL to an equivalent keyword/value DSN
@@ -245,14 +187,7 @@ func keywordDSN(t testing.TB, dsn string, params ...string) string {
 	for _, k := range keys {
 		kv = append(kv, k, q.Get(k)) // later keys override: host, port, dbname in the query win
 	}
-	var b strings.Builder
-	for i := 0; i < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%s", kv[i], quoteDSNValue(kv[i+1]))
-	}
-	return withParams(t, b.String(), params...)
+	return withParams(t, withParams(t, "", kv...), params...)
 }
 
 // urlDSN converts a keyword/value DSN to an equivalent postgres:// URL, every

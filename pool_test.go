@@ -142,25 +142,32 @@ func TestNewPool(t *testing.T) {
 	})
 }
 
-// scanTexts returns the single text column of query's rows.
+// scanTexts returns query's rows, each row's columns scanned into strings
+// and joined by "|".
 func scanTexts(t testing.TB, db interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, query string, args ...any) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, query, args...)
+	rows, err := db.QueryContext(pgtest.Context(t, time.Minute), query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, len(cols))
+	dest := make([]any, len(cols))
+	for i := range texts {
+		dest[i] = &texts[i]
+	}
 	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, s)
+		out = append(out, strings.Join(texts, "|"))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package pgcache_test
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -39,7 +37,7 @@ func TestRegisteredNames(t *testing.T) {
 		t.Fatalf("both packages returned the name %q", stdName)
 	}
 
-	want := scanPairs(t, openDB(t, stdDriver, stdName), query)
+	want := scanTexts(t, openDB(t, stdDriver, stdName), query)
 	if !strings.HasPrefix(want[0], "registered|") {
 		t.Fatalf("pgx stdlib: first row %q, want the registered application_name", want[0])
 	}
@@ -52,7 +50,7 @@ func TestRegisteredNames(t *testing.T) {
 			var got []string
 			num, _ := traffic(func() {
 				for range 3 {
-					got = scanPairs(t, db, query)
+					got = scanTexts(t, db, query)
 				}
 			})
 			if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -72,7 +70,7 @@ func TestRegisteredNames(t *testing.T) {
 		cfg.RuntimeParams["pgcache"] = "off"
 		name := stdlib.RegisterConnConfig(cfg)
 		defer stdlib.UnregisterConnConfig(name)
-		err = openDB(t, pcDriver, name).PingContext(ctxTimeout(t))
+		err = openDB(t, pcDriver, name).PingContext(pgtest.Context(t, time.Minute))
 		if !errors.Is(err, pgcache.ErrOptionReachesServer) || !strings.Contains(err.Error(), `"pgcache"`) ||
 			!strings.Contains(err.Error(), "pgcache.RegisterConnConfig") {
 			t.Fatalf("Ping = %v, want ErrOptionReachesServer naming the key and the way out", err)
@@ -82,38 +80,10 @@ func TestRegisteredNames(t *testing.T) {
 	t.Run("unknown registered name", func(t *testing.T) {
 		// Both drivers treat it as a DSN, which does not parse.
 		const name = "registeredConnConfig999999"
-		errStd := openDB(t, stdDriver, name).PingContext(ctxTimeout(t))
-		errPC := openDB(t, pcDriver, name).PingContext(ctxTimeout(t))
+		errStd := openDB(t, stdDriver, name).PingContext(pgtest.Context(t, time.Minute))
+		errPC := openDB(t, pcDriver, name).PingContext(pgtest.Context(t, time.Minute))
 		if errStd == nil || errPC == nil || errShow(errStd) != errShow(errPC) {
 			t.Fatalf("pgx stdlib: %v\npgcache: %v", errStd, errPC)
 		}
 	})
-}
-
-func ctxTimeout(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// scanPairs returns query's two text columns as "a|b" strings.
-func scanPairs(t testing.TB, db *sql.DB, query string) []string {
-	t.Helper()
-	rows, err := db.QueryContext(ctxTimeout(t), query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, a+"|"+b)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -104,10 +104,10 @@ func multiHostOn(port int, dirs []string, params ...string) string {
 	for i := range ports {
 		ports[i] = strconv.Itoa(port)
 	}
-	dsn := fmt.Sprintf("host=%s port=%s user=postgres dbname=postgres sslmode=disable",
-		strings.Join(dirs, ","), strings.Join(ports, ","))
-	for i := 0; i < len(params); i += 2 {
-		dsn += fmt.Sprintf(" %s=%s", params[i], quoteDSNValue(params[i+1]))
+	dsn, err := pgtest.WithOptions("", append([]string{"host", strings.Join(dirs, ","), "port", strings.Join(ports, ","),
+		"user", "postgres", "dbname", "postgres", "sslmode", "disable"}, params...)...)
+	if err != nil {
+		panic(err) // only a URL can fail to parse
 	}
 	return dsn
 }

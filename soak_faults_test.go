@@ -357,10 +357,7 @@ func soakLines(ctx context.Context, q interface {
 			cancel()
 		}
 		n++
-		dest := make([]any, len(targets))
-		for i, tg := range targets {
-			dest[i] = tg.new()
-		}
+		dest := newDests(targets)
 		if err := rows.Scan(dest...); err != nil {
 			// Scanned again, into destinations that take anything, for the
 			// settings the row was made under (scanned into no
@@ -376,25 +373,12 @@ func soakLines(ctx context.Context, q interface {
 			lines = append(lines, line)
 			continue
 		}
-		var b strings.Builder
-		for i, tg := range targets {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(tg.show(dest[i]))
-		}
-		lines = append(lines, b.String())
+		lines = append(lines, showRow(targets, dest))
 	}
 	// (Err only once Next returned false: on Go 1.26 Err and Columns
 	// after a Scan into *sql.RawBytes can deadlock with the goroutine
 	// database/sql closes a cancelled result with; see ARCHITECTURE.md.)
-	if err := rows.Err(); err != nil {
-		lines = append(lines, "rows error: "+errShow(err))
-	}
-	if err := rows.Close(); err != nil {
-		lines = append(lines, "close error: "+errShow(err))
-	}
-	return lines, nil
+	return endLines(lines, rows), nil
 }
 
 // soakIteration is one read of a worker: mostly two kinds' expression query

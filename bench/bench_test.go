@@ -185,10 +185,7 @@ func checkTexts(t *testing.T, ctx context.Context, dsn string, d bench.DataSet) 
 	}
 	query := "select " + strings.Join(names, ", ") + " from " + d.Table + " order by ctid"
 	for _, name := range []string{"pgcache", "pgx", "postgres"} {
-		db, err := sql.Open(name, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := pgtest.OpenDB(t, name, dsn)
 		for pass := range 2 {
 			rows, err := db.QueryContext(ctx, query)
 			if err != nil {

@@ -128,12 +128,8 @@ func BenchmarkShortQueries(b *testing.B) {
 		{"pgcache", pgcache.DriverName, dsn},
 		{"pgcache-off", pgcache.DriverName, pgtest.MustWithOptions(b, dsn, "pgcache", "off")},
 	} {
-		db, err := sql.Open(d.driver, d.dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
+		db := pgtest.OpenDB(b, d.driver, d.dsn)
 		db.SetMaxOpenConns(1)
-		b.Cleanup(func() { db.Close() })
 		dbs[d.name] = db
 	}
 	if err := loadShortTable(b.Context(), dbs["pgx"]); err != nil {

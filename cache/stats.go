@@ -1,6 +1,9 @@
 package cache
 
-import "go.uber.org/atomic"
+import (
+	"strconv"
+	"sync/atomic"
+)
 
 // Counts are one reader's tallies, kept in a plain struct it owns (for example
 // one per result set) and published to a table in one go with [Short.Record] or
@@ -15,6 +18,21 @@ type Counts struct {
 	Misses     uint64 // lookups that did not, and did not admit
 	Admissions uint64 // lookups that did not, and built and put the value
 	Bypasses   uint64 // values not looked up because no table takes them (too long, NUL byte, ...)
+}
+
+// String formats c as {hits 3, misses 1, admissions 1, bypasses 0}.
+func (c Counts) String() string {
+	b := make([]byte, 0, 64)
+	b = append(b, "{hits "...)
+	b = strconv.AppendUint(b, c.Hits, 10)
+	b = append(b, ", misses "...)
+	b = strconv.AppendUint(b, c.Misses, 10)
+	b = append(b, ", admissions "...)
+	b = strconv.AppendUint(b, c.Admissions, 10)
+	b = append(b, ", bypasses "...)
+	b = strconv.AppendUint(b, c.Bypasses, 10)
+	b = append(b, '}')
+	return string(b)
 }
 
 // Stats is a snapshot of a table, returned by [Short.Stats] and [Long.Stats].
@@ -34,6 +52,18 @@ func (s Stats) HitRatio() float64 {
 		return 0
 	}
 	return float64(s.Hits) / float64(lookups)
+}
+
+// Since returns the counts published to the table between the snapshots
+// before and s: s's counts less before's, one by one. Both must be snapshots
+// of the same table, before taken first.
+func (s Stats) Since(before Stats) Counts {
+	return Counts{
+		Hits:       s.Hits - before.Hits,
+		Misses:     s.Misses - before.Misses,
+		Admissions: s.Admissions - before.Admissions,
+		Bypasses:   s.Bypasses - before.Bypasses,
+	}
 }
 
 // counters are a table's cumulative counts.

@@ -1,10 +1,17 @@
 package cache
 
-import "go.uber.org/atomic"
+import "sync/atomic"
 
 // table is the part of [Short] and [Long] that does not depend on how an entry
 // is keyed: the slot array, the seen words, the sentinels and the counts. E is
 // the entry type (entry[V] or textEntry[V]).
+//
+// The slots, seen words and counts use sync/atomic's typed atomics, the one
+// atomic package of this package: each method compiles to one plain load, one
+// exchange or one locked add, and being small it leaves the inliner's budget
+// to the callers (sight inlines, through Sight, into the miss path). Uint64
+// is 64-bit aligned on every platform, 32-bit ones included, and go vet's
+// copylocks check catches a table copied by value.
 type table[E any] struct {
 	// Sentinels: none fills every slot except zeroSlot, which gets noneZero.
 	// Their keys (or hashes) do not belong to the slot they sit in, so neither

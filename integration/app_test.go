@@ -529,7 +529,7 @@ func appScenario[P any, L any, PP product[P], LP lineOf[L]](t *testing.T, api, d
 				t.Fatalf("%s page %d: %d rows, want %d", api, offset, len(ps), pageSize)
 			}
 			for _, p := range ps {
-				r.add("page %d: %v", offset, any(p))
+				r.Add("page %d: %v", offset, any(p))
 			}
 		}
 		for _, id := range []int64{1, 7, 21, catalogSize} {
@@ -537,12 +537,12 @@ func appScenario[P any, L any, PP product[P], LP lineOf[L]](t *testing.T, api, d
 			if err != nil {
 				t.Fatalf("%s get %d: %v", api, id, err)
 			}
-			r.add("get %d: %v", id, any(p))
+			r.Add("get %d: %v", id, any(p))
 		}
 		n := 0
 		if err := s.report(ctx, lines, func(l *L) {
 			n++
-			r.add("report: %v", any(*l))
+			r.Add("report: %v", any(*l))
 		}); err != nil {
 			t.Fatalf("%s report: %v", api, err)
 		}
@@ -554,13 +554,13 @@ func appScenario[P any, L any, PP product[P], LP lineOf[L]](t *testing.T, api, d
 			t.Fatalf("%s placeOrder: %v", api, err)
 		}
 		for _, p := range ps {
-			r.add("order %d: %v", id, any(p))
+			r.Add("order %d: %v", id, any(p))
 		}
 		var total string
 		if err := s.db.QueryRowContext(ctx, "select total from carts where id = $1", id).Scan(&total); err != nil {
 			t.Fatal(err)
 		}
-		r.add("order %d total %s", id, total)
+		r.Add("order %d total %s", id, total)
 	}
 	return r
 }

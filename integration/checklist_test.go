@@ -178,7 +178,7 @@ func gormBouncerScenario(t *testing.T, gdb *gorm.DB) record {
 				if err != nil {
 					errs = append(errs, fmt.Sprintf("client %d, query %d: %v", c, q, err))
 				} else {
-					r.add("client %d query %d: %d rows, first %s", c, q, len(ps), ps[0])
+					r.Add("client %d query %d: %d rows, first %s", c, q, len(ps), ps[0])
 				}
 				mu.Unlock()
 			}

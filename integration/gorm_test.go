@@ -73,24 +73,6 @@ func openGorm(t *testing.T, driverName, dsn string, log *sqlLog) *gorm.DB {
 	return gdb
 }
 
-func mustDecimal(t testing.TB, s string) pgcache.Decimal {
-	t.Helper()
-	d, err := pgcache.ParseDecimal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func mustHstore(t testing.TB, s string) pgcache.Hstore {
-	t.Helper()
-	h, err := pgcache.ParseHstore(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestGORM: AutoMigrate gives untagged pgcache fields numeric and hstore
 // columns (checked in information_schema), a second AutoMigrate changes
 // nothing, and Create, First, Find, Where and Update give the same results
@@ -111,7 +93,7 @@ func TestGORM(t *testing.T) {
 		}
 		want := map[string]string{"price": "numeric", "discount": "numeric", "attrs": "hstore", "extra": "hstore"}
 		for _, c := range cols {
-			r.add("column %s %s %s", c.ColumnName, c.DataType, c.UdtName)
+			r.Add("column %s %s %s", c.ColumnName, c.DataType, c.UdtName)
 			if w, ok := want[c.ColumnName]; ok && c.UdtName != w {
 				t.Errorf("column %s has type %s (%s), want %s", c.ColumnName, c.UdtName, c.DataType, w)
 			}
@@ -149,7 +131,7 @@ func TestGORM(t *testing.T) {
 		if err := gdb.First(&first).Error; err != nil {
 			t.Fatal(err)
 		}
-		r.add("first: %s", first)
+		r.Add("first: %s", first)
 		var all []Product
 		for range 2 {
 			if err := gdb.Order("id").Find(&all).Error; err != nil {
@@ -157,18 +139,18 @@ func TestGORM(t *testing.T) {
 			}
 		}
 		for _, p := range all {
-			r.add("find: %s", p)
+			r.Add("find: %s", p)
 		}
 		var cheap []Product
 		if err := gdb.Where("price < ?", mustDecimal(t, "10")).Order("id").Find(&cheap).Error; err != nil {
 			t.Fatal(err)
 		}
-		r.add("where: %d rows", len(cheap))
+		r.Add("where: %d rows", len(cheap))
 		res := gdb.Model(&Product{}).Where("price = ?", mustDecimal(t, "0.50")).Update("price", mustDecimal(t, "0.55"))
 		if res.Error != nil {
 			t.Fatal(res.Error)
 		}
-		r.add("update: %d rows", res.RowsAffected)
+		r.Add("update: %d rows", res.RowsAffected)
 		if err := gdb.Model(&first).Updates(Product{Name: "renamed", Attrs: mustHstore(t, `"c"=>"3"`)}).Error; err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +158,7 @@ func TestGORM(t *testing.T) {
 		if err := gdb.First(&again, first.ID).Error; err != nil {
 			t.Fatal(err)
 		}
-		r.add("after updates: %s", again)
+		r.Add("after updates: %s", again)
 		return r
 	})
 	requireHits(t, "numeric", numeric)

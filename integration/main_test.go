@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/cache"
+	"github.com/pgcache/pgcache/internal/difftest"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -23,13 +23,11 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // drivers are the database/sql drivers every scenario runs through; pgx
 // stdlib is the reference.
-var drivers = []string{"pgx", pgcache.DriverName}
+var drivers = difftest.Drivers
 
 // record collects what a scenario observed, one line per value or event, so
 // that two drivers' runs compare as a whole.
-type record []string
-
-func (r *record) add(format string, args ...any) { *r = append(*r, fmt.Sprintf(format, args...)) }
+type record = difftest.Record
 
 // scenario runs once per driver. dsn names a database of its own, with the
 // hstore extension, created for this run.
@@ -96,22 +94,10 @@ func hstoreDatabaseOn(t testing.TB, server string) string {
 
 // testContext returns a context that ends with t, or after two minutes: no
 // test may hang.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return pgtest.Context(t, 2*time.Minute) }
 
 // openDB opens dsn with the named driver and closes it when t ends.
-func openDB(t testing.TB, driverName, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open(driverName, dsn)
-	if err != nil {
-		t.Fatalf("sql.Open(%q): %v", driverName, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+var openDB = pgtest.OpenDB
 
 func mustExec(t testing.TB, db interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
@@ -122,27 +108,20 @@ func mustExec(t testing.TB, db interface {
 	}
 }
 
+// mustDecimal and mustHstore parse a value a test needs, failing it if the
+// text does not parse.
+var (
+	mustDecimal = difftest.MustDecimal
+	mustHstore  = difftest.MustHstore
+)
+
 // counts is the traffic part of a cache.Stats.
-type counts struct{ Hits, Misses, Admissions, Bypasses uint64 }
-
-func (c counts) String() string {
-	return fmt.Sprintf("{hits %d, misses %d, admissions %d, bypasses %d}", c.Hits, c.Misses, c.Admissions, c.Bypasses)
-}
-
-func delta(before, after cache.Stats) counts {
-	return counts{after.Hits - before.Hits, after.Misses - before.Misses,
-		after.Admissions - before.Admissions, after.Bypasses - before.Bypasses}
-}
+type counts = cache.Counts
 
 // traffic runs f and returns the cache traffic it caused. Tests of this
 // package run sequentially, so nothing else reads through the cache
 // meanwhile.
-func traffic(f func()) (numeric, hstore counts) {
-	before := pgcache.Stats()
-	f()
-	after := pgcache.Stats()
-	return delta(before.Numeric, after.Numeric), delta(before.Hstore, after.Hstore)
-}
+var traffic = difftest.Traffic
 
 // requireHits fails t unless the pgcache run served values from the cache.
 func requireHits(t *testing.T, what string, c counts) {

@@ -47,7 +47,7 @@ func TestOtelsqlArrays(t *testing.T) {
 					ts = append(ts, *s)
 				}
 			}
-			r.add("%v %v %v(nil=%v) %s", ints, ts, maybe, maybe == nil, price)
+			r.Add("%v %v %v(nil=%v) %s", ints, ts, maybe, maybe == nil, price)
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)

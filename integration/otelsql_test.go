@@ -63,7 +63,7 @@ func otelScenario(t *testing.T, db *sql.DB) record {
 				t.Fatal(err)
 			}
 			if pass == 1 {
-				r.add("%d %s %v %s %v", id, price, disc, attrs, extra)
+				r.Add("%d %s %v %s %v", id, price, disc, attrs, extra)
 			}
 		}
 		if err := rows.Err(); err != nil {
@@ -96,7 +96,7 @@ func otelScenario(t *testing.T, db *sql.DB) record {
 		if err := db.QueryRowContext(ctx, "select sum(price) from items").Scan(&after); err != nil {
 			t.Fatal(err)
 		}
-		r.add("tx commit=%v: inside %s, after %s", commit, sum, after)
+		r.Add("tx commit=%v: inside %s, after %s", commit, sum, after)
 	}
 
 	conn, err := db.Conn(ctx)
@@ -116,7 +116,7 @@ func otelScenario(t *testing.T, db *sql.DB) record {
 		if err := pc.QueryRow(ctx, "select count(*) from items").Scan(&n); err != nil {
 			return err
 		}
-		r.add("raw: %d items", n)
+		r.Add("raw: %d items", n)
 		return nil
 	})
 	if err != nil {

@@ -65,7 +65,7 @@ func bouncerLoop(t *testing.T, db *sql.DB) (r record, err error) {
 		if err := c.QueryRowContext(ctx, q, i).Scan(&n, &price, &dec, &attrs); err != nil {
 			return r, err
 		}
-		r.add("%d %s %s %s", n, price, dec, attrs)
+		r.Add("%d %s %s %s", n, price, dec, attrs)
 		if i%5 == 0 {
 			tx, err := c.BeginTx(ctx, nil)
 			if err != nil {
@@ -79,7 +79,7 @@ func bouncerLoop(t *testing.T, db *sql.DB) (r record, err error) {
 			if err := tx.Commit(); err != nil {
 				return r, err
 			}
-			r.add("tx %s", sum)
+			r.Add("tx %s", sum)
 		}
 	}
 	return r, nil

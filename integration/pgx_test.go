@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func readItems(t *testing.T, db *sql.DB) record {
 		if err := rows.Scan(&id, &price, &disc, &attrs); err != nil {
 			t.Fatal(err)
 		}
-		r.add("%d %s %v %v", id, price, disc, attrs)
+		r.Add("%d %s %v %v", id, price, disc, attrs)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestPool(t *testing.T) {
 	defer pc.Close()
 	num, _ := traffic(func() {
 		for range 2 {
-			if got := readItems(t, pc); !equal(got, want) {
+			if got := readItems(t, pc); !slices.Equal(got, want) {
 				t.Fatalf("OpenDBFromPool\npgx:     %v\npgcache: %v", want, got)
 			}
 		}
@@ -112,21 +113,9 @@ func TestPool(t *testing.T) {
 	}
 	defer pool2.Close()
 	defer db.Close()
-	if got := readItems(t, db); !equal(got, want) {
+	if got := readItems(t, db); !slices.Equal(got, want) {
 		t.Fatalf("NewPool\npgx:     %v\npgcache: %v", want, got)
 	}
-}
-
-func equal(a, b record) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRawCopyFrom: pgx's CopyFrom through sql.Conn.Raw, with the interface
@@ -195,7 +184,7 @@ func TestListenNotify(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				r.add("notification %d: %s %s", i, n.Channel, n.Payload)
+				r.Add("notification %d: %s %s", i, n.Channel, n.Payload)
 				return nil
 			})
 			if err != nil {

@@ -106,7 +106,7 @@ func TestSQLC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.add("above 5: %d items, first %d %s %v", len(items), items[0].ID, items[0].Price, items[0].Discount)
+			r.Add("above 5: %d items, first %d %s %v", len(items), items[0].ID, items[0].Price, items[0].Discount)
 		}
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestSQLC(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		r.add("set price: %d row, now %s %s %s", n, it.Name, it.Price, it.Attrs)
+		r.Add("set price: %d row, now %s %s %s", n, it.Name, it.Price, it.Attrs)
 
 		stmt, err := db.PrepareContext(ctx, getItem)
 		if err != nil {
@@ -135,7 +135,7 @@ func TestSQLC(t *testing.T) {
 			if err := stmt.QueryRowContext(ctx, id).Scan(&i.ID, &i.Name, &i.Price, &i.Discount, &i.Attrs); err != nil {
 				t.Fatal(err)
 			}
-			r.add("prepared: %d %s %v %s", i.ID, i.Price, i.Discount, i.Attrs)
+			r.Add("prepared: %d %s %v %s", i.ID, i.Price, i.Discount, i.Attrs)
 		}
 		if _, err := q.GetItem(ctx, 999); err != sql.ErrNoRows {
 			t.Fatalf("GetItem(999) = %v, want sql.ErrNoRows", err)

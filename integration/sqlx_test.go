@@ -53,14 +53,14 @@ func TestSQLX(t *testing.T) {
 			}
 		}
 		for _, it := range all {
-			r.add("select: %s", it)
+			r.Add("select: %s", it)
 		}
 
 		var one sqlxItem
 		if err := db.GetContext(ctx, &one, "select "+sqlxColumns+" from items where id = $1", 7); err != nil {
 			t.Fatal(err)
 		}
-		r.add("get: %s", one)
+		r.Add("get: %s", one)
 
 		// NamedExec sends pgcache's types through their driver.Valuer.
 		price, err := pgcache.ParseDecimal("12.50")
@@ -78,7 +78,7 @@ func TestSQLX(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, _ := res.RowsAffected()
-		r.add("named exec: %d row", n)
+		r.Add("named exec: %d row", n)
 
 		rows, err := db.NamedQueryContext(ctx, "select "+sqlxColumns+" from items where price >= :min order by id",
 			map[string]any{"min": price})
@@ -90,7 +90,7 @@ func TestSQLX(t *testing.T) {
 			if err := rows.StructScan(&it); err != nil {
 				t.Fatal(err)
 			}
-			r.add("named query: %s", it)
+			r.Add("named query: %s", it)
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func TestSQLX(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, it := range some {
-			r.add("in: %s", it)
+			r.Add("in: %s", it)
 		}
 		return r
 	})
