@@ -35,7 +35,7 @@ func query(t *testing.T, c *Conn, sql string) *Rows {
 // other columns, another type map registration, or (for cached expression
 // columns, whose memory key is the query) another query text plan anew.
 func TestPlanReuse(t *testing.T) {
-	c, done := rawConn(t, "")
+	c, done := rawConn(t, "pgcache_types=none")
 	defer done()
 	prices := "select price from (values (1.50::numeric), (2.25)) v(price)"
 	a := query(t, c, prices)

@@ -68,7 +68,7 @@ func TestScalarRoutes(t *testing.T) {
 	}
 	for _, mode := range execModes {
 		for _, tz := range []string{"UTC", "America/New_York"} {
-			for _, types := range []string{"", "all"} {
+			for _, types := range []string{"none", "", "all"} { // "": the default kinds
 				t.Run(mode+"/"+tz+"/types="+types, func(t *testing.T) {
 					d := withParams(t, dsn, "default_query_exec_mode", mode, "timezone", tz)
 					std := openDB(t, stdDriver, d)

@@ -181,7 +181,8 @@ func registerLate(t *testing.T, p poolPair, f func(*pgx.Conn)) {
 // TestTypeMapsPerConnection reads typeMapQuery through a default pool, a
 // pool with custom codecs from AfterConnect and a pool that registers codecs
 // after its first query, interleaved in every order, in all exec modes, with
-// and without pgcache_types, each against pgx stdlib with the same codecs.
+// pgcache_types=none, all and the default, each against pgx stdlib with the
+// same codecs.
 func TestTypeMapsPerConnection(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	mustExec(t, openDB(t, stdDriver, dsn), fmt.Sprintf(
@@ -222,14 +223,15 @@ func TestTypeMapsPerConnection(t *testing.T) {
 }
 
 // eachModeAndTypes runs f as a subtest for each of pgx's exec modes, with
-// pgcache_types off and all: d is dsn in that mode, params the pgcache
-// options to add for pgcache's pools.
+// pgcache_types=none, without the option (driver.DefaultTypes) and with
+// pgcache_types=all: d is dsn in that mode, params the pgcache options to
+// add for pgcache's pools.
 func eachModeAndTypes(t *testing.T, dsn string, f func(t *testing.T, d string, params []string)) {
 	for _, mode := range execModes {
-		for _, types := range []string{"", "all"} {
+		for _, types := range []string{"none", "default", "all"} {
 			t.Run(fmt.Sprintf("%s/types=%s", mode, types), func(t *testing.T) {
 				var params []string
-				if types != "" {
+				if types != "default" {
 					params = []string{"pgcache_types", types}
 				}
 				f(t, withParams(t, dsn, "default_query_exec_mode", mode), params)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgcache/pgcache"
+	"github.com/pgcache/pgcache/driver"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -86,8 +87,9 @@ var typeCases = []typeCase{
 		[]target{tTime, tNullTime, tAnyTime, tString}},
 }
 
-// TestTypesDifferential compares every kind of pgcache_types=all with pgx
-// stdlib, in every exec mode, and in a session whose TimeZone is not UTC.
+// TestTypesDifferential compares every kind of pgcache_types=all, and of the
+// default (no pgcache_types: driver.DefaultTypes), with pgx stdlib, in every
+// exec mode, and in a session whose TimeZone is not UTC.
 func TestTypesDifferential(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	mustExec(t, openDB(t, stdDriver, dsn), "do $$ begin create type pgcache_mood as enum ('sad', 'ok', 'happy'); exception when duplicate_object then null; end $$")
@@ -95,38 +97,50 @@ func TestTypesDifferential(t *testing.T) {
 		[]target{tString, tAny, tNullString}})
 	for _, mode := range execModes {
 		for _, tz := range []string{"UTC", "America/New_York"} {
-			t.Run(mode+"/"+tz, func(t *testing.T) {
-				d := withParams(t, dsn, "default_query_exec_mode", mode, "timezone", tz)
-				std := openDB(t, stdDriver, d)
-				pc := openDB(t, pcDriver, withParams(t, d, "pgcache_types", "all"))
-				before := pgcache.Stats()
-				for _, c := range cases {
-					t.Run(c.name, func(t *testing.T) {
-						differential(t, std, pc, valuesQuery(c.exprs), c.targets)
-					})
-				}
-				after := pgcache.Stats()
-				if mode != "simple_protocol" && mode != "exec" {
-					// Binary kinds are cached in every mode but the simple
-					// protocol and exec mode, where results arrive as text.
-					for name, d := range map[string]counts{
-						"Int8": countsDelta(before.Int8, after.Int8), "Date": countsDelta(before.Date, after.Date),
-						"Timestamptz": countsDelta(before.Timestamptz, after.Timestamptz),
-					} {
-						if d.Hits == 0 || d.Admissions == 0 {
-							t.Errorf("%s table traffic %v: the cached states were not all compared", name, d)
-						}
-					}
-				}
-				if d := countsDelta(before.Text, after.Text); d.Hits == 0 || d.Admissions == 0 {
-					t.Errorf("Text table traffic %v", d)
-				}
-				if d := countsDelta(before.LongText, after.LongText); d.Hits == 0 || d.Bypasses == 0 {
-					t.Errorf("LongText table traffic %v", d)
-				}
-			})
+			for _, types := range []string{"all", "default"} {
+				testTypesDifferential(t, dsn, mode, tz, types, cases)
+			}
 		}
 	}
+}
+
+// testTypesDifferential is one subtest of TestTypesDifferential: types is
+// "all" or "default", for a DSN without pgcache_types.
+func testTypesDifferential(t *testing.T, dsn, mode, tz, types string, cases []typeCase) {
+	t.Run(mode+"/"+tz+"/types="+types, func(t *testing.T) {
+		d := withParams(t, dsn, "default_query_exec_mode", mode, "timezone", tz)
+		std := openDB(t, stdDriver, d)
+		set, pcDSN := driver.DefaultTypes, d
+		if types == "all" {
+			set, pcDSN = driver.AllTypes, withParams(t, d, "pgcache_types", "all")
+		}
+		pc := openDB(t, pcDriver, pcDSN)
+		before := pgcache.Stats()
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				differential(t, std, pc, valuesQuery(c.exprs), c.targets)
+			})
+		}
+		after := pgcache.Stats()
+		if mode != "simple_protocol" && mode != "exec" && set&driver.FixedTypes != 0 {
+			// Binary kinds are cached in every mode but the simple
+			// protocol and exec mode, where results arrive as text.
+			for name, d := range map[string]counts{
+				"Int8": countsDelta(before.Int8, after.Int8), "Date": countsDelta(before.Date, after.Date),
+				"Timestamptz": countsDelta(before.Timestamptz, after.Timestamptz),
+			} {
+				if d.Hits == 0 || d.Admissions == 0 {
+					t.Errorf("%s table traffic %v: the cached states were not all compared", name, d)
+				}
+			}
+		}
+		if d := countsDelta(before.Text, after.Text); d.Hits == 0 || d.Admissions == 0 {
+			t.Errorf("Text table traffic %v", d)
+		}
+		if d := countsDelta(before.LongText, after.LongText); d.Hits == 0 || d.Bypasses == 0 {
+			t.Errorf("LongText table traffic %v", d)
+		}
+	})
 }
 
 // TestTypesOption: each kind is cached only when listed; numeric stays
@@ -150,18 +164,29 @@ func TestTypesOption(t *testing.T) {
 		return countsDelta(before.Text, after.Text), countsDelta(before.Date, after.Date), countsDelta(before.Numeric, after.Numeric)
 	}
 	cached := counts{Misses: 1, Admissions: 1, Hits: 8}
+	// Without the option: the toolchain's default kinds, the text kinds
+	// among them on every toolchain.
+	defDate := counts{}
+	if driver.DefaultTypes.Has(driver.TypeDate) {
+		defDate = cached
+	}
 	for _, tc := range []struct {
 		name             string
 		params           []string
 		text, date, nums counts
 	}{
-		{"default", nil, counts{}, counts{}, cached},
+		{"default", nil, cached, defDate, cached},
+		{"default named", []string{"pgcache_types", "default"}, cached, defDate, cached},
+		{"default and date", []string{"pgcache_types", "default, date"}, cached, cached, cached},
+		{"none", []string{"pgcache_types", "none"}, counts{}, counts{}, cached},
+		{"empty", []string{"pgcache_types", ""}, counts{}, counts{}, cached},
 		{"text only", []string{"pgcache_types", "text"}, cached, counts{}, cached},
 		{"date only", []string{"pgcache_types", "date"}, counts{}, cached, cached},
 		{"all", []string{"pgcache_types", "all"}, cached, cached, cached},
 		{"long names", []string{"pgcache_types", " Text , DATE "}, cached, cached, cached},
 		{"disable wins", []string{"pgcache_types", "all", "pgcache_disable", "date"}, cached, counts{}, cached},
 		{"off wins", []string{"pgcache_types", "all", "pgcache", "off"}, counts{}, counts{}, counts{}},
+		{"off wins over the default", []string{"pgcache", "off"}, counts{}, counts{}, counts{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text, date, num := read(t, withParams(t, dsn, tc.params...))
@@ -170,7 +195,7 @@ func TestTypesOption(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"txt", "int8,bogus", "all,", "numeric"} {
+	for _, bad := range []string{"txt", "int8,bogus", "all,", "numeric", "none,text"} {
 		_, err := sql.Open(pcDriver, withParams(t, dsn, "pgcache_types", bad))
 		if err == nil || !strings.Contains(err.Error(), "pgcache_types") {
 			t.Errorf("pgcache_types=%q: %v, want an error naming the option", bad, err)
@@ -331,34 +356,46 @@ func allocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
 }
 
 // TestTypesAllocs: on a hit, a pgcache_types column costs no allocation per
-// row, against stdlib's copy and box with the option off, on every toolchain
-// (Go 1.27's direct routes: TestDirectRouteAllocs).
+// row, against stdlib's copy and box with pgcache_types=none, on every
+// toolchain (Go 1.27's direct routes: TestDirectRouteAllocs); without the
+// option, a kind of driver.DefaultTypes costs what it costs with
+// pgcache_types=all, any other what it costs with none.
 func TestTypesAllocs(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	on := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all"))
-	off := openDB(t, pcDriver, dsn)
+	off := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "none"))
+	def := openDB(t, pcDriver, dsn)
 	on.SetMaxOpenConns(1)
 	off.SetMaxOpenConns(1)
+	def.SetMaxOpenConns(1)
 	for _, tc := range []struct {
 		name, query string
+		kind        driver.TypeKind
 		dest        func() any
 		// wireFree: on Go 1.27 the uncached column's wire route fills the
 		// destination without allocating either.
 		wireFree bool
 	}{
-		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", func() any { return new(string) }, false},
-		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", func() any { return new(string) }, false},
-		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", func() any { return new(any) }, false},
-		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", func() any { return new(time.Time) }, true},
-		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", func() any { return new(time.Time) }, true},
-		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", func() any { return new(any) }, false},
+		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", driver.TypeText, func() any { return new(string) }, false},
+		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", driver.TypeBPChar, func() any { return new(string) }, false},
+		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", driver.TypeInt8, func() any { return new(any) }, false},
+		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", driver.TypeDate, func() any { return new(time.Time) }, true},
+		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", driver.TypeTimestamptz, func() any { return new(time.Time) }, true},
+		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", driver.TypeFloat8, func() any { return new(any) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pgcache.ResetCache()
 			got, base := allocsPerRow(t, on, tc.query, tc.dest()), allocsPerRow(t, off, tc.query, tc.dest())
-			t.Logf("%v allocations per row with pgcache_types=all, %v without", got, base)
+			t.Logf("%v allocations per row with pgcache_types=all, %v with none", got, base)
 			if got != 0 || (base == 0 && !(tc.wireFree && pgcache.RowsColumnScanner)) {
-				t.Errorf("%v allocations per row with pgcache_types=all, %v without: want 0 and some", got, base)
+				t.Errorf("%v allocations per row with pgcache_types=all, %v with none: want 0 and some", got, base)
+			}
+			want := base
+			if driver.DefaultTypes.Has(tc.kind) {
+				want = got
+			}
+			if d := allocsPerRow(t, def, tc.query, tc.dest()); d != want {
+				t.Errorf("%v allocations per row without pgcache_types, want %v (all: %v, none: %v)", d, want, got, base)
 			}
 		})
 	}

@@ -79,7 +79,8 @@ func verdict(r ColumnReport) string {
 // Recommendation is what [Recommend] makes of the per-column reports: the
 // DSN options to paste and, per column they name, what it gains.
 type Recommendation struct {
-	// Types are the pgcache_types kinds worth listing, in column order.
+	// Types are the pgcache_types kinds worth adding to the default ones,
+	// in column order.
 	Types []string
 	// Disable are the pgcache_disable entries: columns of a cached kind
 	// whose values do not repeat enough to pay for their lookups.
@@ -146,13 +147,20 @@ func Recommend(reports []ColumnReport) Recommendation {
 	return rec
 }
 
+// typesValue is the pgcache_types value that adds rec.Types to the
+// toolchain's default kinds: a list replaces the default, so it starts with
+// "default".
+func (rec Recommendation) typesValue() string {
+	return strings.Join(append([]string{"default"}, rec.Types...), ",")
+}
+
 // Line is the DSN options of rec in keyword/value form, such as
-// "pgcache_types=int8,date pgcache_disable=items.sku", or "" when there is
-// nothing to set.
+// "pgcache_types=default,int8,date pgcache_disable=items.sku", or "" when
+// there is nothing to set.
 func (rec Recommendation) Line() string {
 	var parts []string
 	if len(rec.Types) > 0 {
-		parts = append(parts, "pgcache_types="+dsnValue(strings.Join(rec.Types, ",")))
+		parts = append(parts, "pgcache_types="+dsnValue(rec.typesValue()))
 	}
 	if len(rec.Disable) > 0 {
 		parts = append(parts, "pgcache_disable="+dsnValue(strings.Join(rec.Disable, ",")))
@@ -161,11 +169,11 @@ func (rec Recommendation) Line() string {
 }
 
 // URLQuery is the same options as a URL's query, such as
-// "pgcache_types=int8%2Cdate", or "".
+// "pgcache_types=default%2Cint8%2Cdate", or "".
 func (rec Recommendation) URLQuery() string {
 	q := url.Values{}
 	if len(rec.Types) > 0 {
-		q.Set("pgcache_types", strings.Join(rec.Types, ","))
+		q.Set("pgcache_types", rec.typesValue())
 	}
 	if len(rec.Disable) > 0 {
 		q.Set("pgcache_disable", strings.Join(rec.Disable, ","))

@@ -127,8 +127,9 @@ func (e *Env) typeName(oid uint32) string {
 // pgcache_types=all.
 type ColumnReport struct {
 	Column QueryColumn
-	// Default is the traffic with pgcache's defaults (numeric and hstore
-	// only); zero for other types.
+	// Default is the traffic with pgcache's defaults (numeric, hstore and
+	// the toolchain's default kinds, driver.DefaultTypes); zero for other
+	// types.
 	Default cache.Stats
 	// AllTypes is the traffic with pgcache_types=all.
 	AllTypes cache.Stats

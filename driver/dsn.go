@@ -98,13 +98,15 @@ type Options struct {
 	// Disable lists the columns whose values bypass the cache.
 	Disable []Column
 	// Types are the column types cached besides numeric and hstore
-	// (pgcache_types); none by default.
+	// (pgcache_types): [DefaultTypes] when the option is absent, the empty
+	// set for pgcache_types=none.
 	Types TypeSet
 }
 
 // DefaultOptions is what a DSN without pgcache options means: cache on, no
-// column disabled.
-func DefaultOptions() Options { return Options{Cache: true} }
+// column disabled, the running toolchain's [DefaultTypes] cached besides
+// numeric and hstore.
+func DefaultOptions() Options { return Options{Cache: true, Types: DefaultTypes} }
 
 // Column names one entry of pgcache_disable. With Table empty it matches a
 // result column by the name the server reports for it; otherwise it matches a
@@ -194,7 +196,8 @@ func Extract(params map[string]string) (Options, error) {
 }
 
 // Params is the inverse of Extract: the options as DSN key/value pairs, with
-// defaults left out.
+// defaults left out (Types equal to [DefaultTypes] among them; an empty Types
+// is pgcache_types=none).
 func (o Options) Params() map[string]string {
 	p := map[string]string{}
 	if !o.Cache {
@@ -207,7 +210,7 @@ func (o Options) Params() map[string]string {
 		}
 		p[KeyDisable] = strings.Join(parts, ",")
 	}
-	if o.Types != 0 {
+	if o.Types != DefaultTypes {
 		p[KeyTypes] = o.Types.String()
 	}
 	return p

@@ -97,13 +97,15 @@ func TestExtract(t *testing.T) {
 		want    driver.Options
 		wantErr string
 	}{
-		{"none", map[string]string{"application_name": "x"}, driver.Options{Cache: true}, ""},
-		{"nil", nil, driver.Options{Cache: true}, ""},
-		{"off", map[string]string{"pgcache": "off"}, driver.Options{Cache: false}, ""},
-		{"OFF", map[string]string{"pgcache": "OFF"}, driver.Options{Cache: false}, ""},
-		{"on", map[string]string{"pgcache": "true"}, driver.Options{Cache: true}, ""},
+		{"none", map[string]string{"application_name": "x"}, driver.DefaultOptions(), ""},
+		{"nil", nil, driver.DefaultOptions(), ""},
+		{"off", map[string]string{"pgcache": "off"}, driver.Options{Cache: false, Types: driver.DefaultTypes}, ""},
+		{"OFF", map[string]string{"pgcache": "OFF"}, driver.Options{Cache: false, Types: driver.DefaultTypes}, ""},
+		{"on", map[string]string{"pgcache": "true"}, driver.DefaultOptions(), ""},
+		{"types none", map[string]string{"pgcache_types": "none"}, driver.Options{Cache: true}, ""},
+		{"types empty", map[string]string{"pgcache_types": ""}, driver.Options{Cache: true}, ""},
 		{"disable", map[string]string{"pgcache_disable": "a,t.b"},
-			driver.Options{Cache: true, Disable: []driver.Column{{Name: "a"}, {Table: "t", Name: "b"}}}, ""},
+			driver.Options{Cache: true, Types: driver.DefaultTypes, Disable: []driver.Column{{Name: "a"}, {Table: "t", Name: "b"}}}, ""},
 		{"bad bool", map[string]string{"pgcache": "maybe"}, driver.Options{},
 			`pgcache: invalid DSN option pgcache="maybe": want on/off, true/false, yes/no or 1/0`},
 		{"unknown", map[string]string{"pgcache_disabel": "a"}, driver.Options{},
@@ -119,7 +121,7 @@ func TestExtract(t *testing.T) {
 		// A dotted key is a custom server parameter, which pgx sends to the
 		// server: not pgcache's, whatever its prefix.
 		{"custom parameter", map[string]string{"pgcache.foo": "bar", "PGCACHE.Bar": "1", "myapp.pgcache_types": "x"},
-			driver.Options{Cache: true}, ""},
+			driver.DefaultOptions(), ""},
 		{"others left alone", map[string]string{"search_path": "public", "application_name": "pgcache", "pgcache_types": "int8"},
 			driver.Options{Cache: true, Types: driver.TypeSet(driver.TypeInt8)}, ""},
 	} {
@@ -171,7 +173,7 @@ func TestExtractFromPgxConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := driver.Options{Cache: false, Disable: []driver.Column{{Table: "orders", Name: "note_total"}, {Name: "price"}}}
+			want := driver.Options{Cache: false, Types: driver.DefaultTypes, Disable: []driver.Column{{Table: "orders", Name: "note_total"}, {Name: "price"}}}
 			if !reflect.DeepEqual(o, want) {
 				t.Fatalf("got %#v, want %#v", o, want)
 			}
@@ -183,13 +185,29 @@ func TestExtractFromPgxConfig(t *testing.T) {
 }
 
 func TestOptionsParamsRoundTrip(t *testing.T) {
-	o := driver.Options{Cache: false, Disable: []driver.Column{{Name: "Mixed"}, {Schema: "s", Table: "t.x", Name: "c"}}}
-	got, err := driver.Extract(o.Params())
-	if err != nil {
-		t.Fatal(err)
+	disable := []driver.Column{{Name: "Mixed"}, {Schema: "s", Table: "t.x", Name: "c"}}
+	for _, o := range []driver.Options{
+		{Cache: false, Types: driver.DefaultTypes, Disable: disable},
+		{Cache: true, Disable: disable}, // pgcache_types=none
+		{Cache: true, Types: driver.AllTypes},
+		{Cache: true, Types: driver.TextTypes},
+		{Cache: true, Types: driver.FixedTypes},
+		{Cache: true, Types: driver.TypeSet(driver.TypeDate)},
+		driver.DefaultOptions(),
+	} {
+		got, err := driver.Extract(o.Params())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, o) {
+			t.Errorf("Extract(Params()) = %#v, want %#v (Params %v)", got, o, o.Params())
+		}
 	}
-	if !reflect.DeepEqual(got, o) {
-		t.Fatalf("Extract(Params()) = %#v, want %#v", got, o)
+	if p := driver.DefaultOptions().Params(); len(p) != 0 {
+		t.Errorf("DefaultOptions().Params() = %v, want none", p)
+	}
+	if p := (driver.Options{Cache: true}).Params(); p[driver.KeyTypes] != "none" {
+		t.Errorf("Params of numeric and hstore only = %v, want pgcache_types=none", p)
 	}
 }
 

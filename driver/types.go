@@ -8,9 +8,12 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// KeyTypes is the DSN option that extends the cache to more column types:
-// pgcache_types=text,varchar,date or pgcache_types=all. numeric and hstore are
-// always cached (unless pgcache=off); this option adds to them.
+// KeyTypes is the DSN option that chooses the column types cached besides
+// numeric and hstore, which are always cached (unless pgcache=off):
+// pgcache_types=text,varchar,date, pgcache_types=all, or pgcache_types=none
+// (or empty) for numeric and hstore only. Without it a connection caches
+// [DefaultTypes], the kinds whose hits are cheaper than their uncached path
+// on the running toolchain.
 const KeyTypes = "pgcache_types"
 
 // TypeKind is one column type the pgcache_types option can turn the cache on
@@ -37,7 +40,8 @@ const (
 	TypeTimestamptz                      // timestamp with time zone
 )
 
-// TypeSet is a set of [TypeKind]s; the zero set caches numeric and hstore only.
+// TypeSet is a set of [TypeKind]s; the zero set (pgcache_types=none) caches
+// numeric and hstore only.
 type TypeSet uint16
 
 // KindInfo describes one kind of the pgcache_types option: how the option
@@ -83,14 +87,38 @@ var Kinds = [...]KindInfo{
 // AllTypes is every kind in [Kinds]: pgcache_types=all.
 const AllTypes = TypeSet(1<<len(Kinds) - 1)
 
+// TextTypes are the kinds whose values arrive as text: text, varchar, bpchar,
+// name, enum and uuid. A hit hands out a string made at admission, where the
+// uncached path allocates one per value (string(raw)), on every toolchain.
+const TextTypes = TypeSet(TypeText | TypeVarchar | TypeBPChar | TypeName | TypeEnum | TypeUUID)
+
+// FixedTypes are the fixed-size kinds, cached when they arrive in binary:
+// int2, int4, int8, float8, date, timestamp and timestamptz.
+const FixedTypes = AllTypes &^ TextTypes
+
+// DefaultTypes are the kinds a connection caches when its DSN has no
+// pgcache_types: on each toolchain, the kinds whose hit costs less than the
+// uncached path of the same value (bench/README.md has the measurements).
+// On Go 1.26, where database/sql converts driver values itself and every
+// value is boxed into a driver.Value, that is every kind ([AllTypes]): a hit
+// hands out a value boxed once. On Go 1.27 and later, where pgcache decodes
+// the fixed-size kinds from the wire bytes straight into the destination
+// with no box, a lookup costs more than that decode, and the default is the
+// text kinds ([TextTypes]), whose hits still save a string's allocation.
+// Every cached column is still judged by the reuse back-off.
+const DefaultTypes = defaultTypes
+
 // Has reports whether k is in s.
 func (s TypeSet) Has(k TypeKind) bool { return s&TypeSet(k) != 0 }
 
-// String returns the set as the option spells it: "all", "" for the empty set,
-// or the kinds in documentation order, comma-separated.
+// String returns the set as the option spells it: "all", "none" for the
+// empty set, or the kinds in documentation order, comma-separated.
 func (s TypeSet) String() string {
-	if s == AllTypes {
+	switch s {
+	case AllTypes:
 		return "all"
+	case 0:
+		return "none"
 	}
 	var names []string
 	for _, k := range Kinds {
@@ -111,13 +139,15 @@ func TypeNames() []string {
 }
 
 // ParseTypes parses the value of pgcache_types: a comma-separated list of kind
-// names (case-insensitive, spaces around names ignored; "all" for every kind;
-// PostgreSQL's long names such as "bigint" and "timestamp with time zone"
-// too). An empty value is the empty set. An unknown name is an error naming
-// it and listing the known ones.
+// names (case-insensitive, spaces around names ignored; "all" for every kind,
+// "default" for [DefaultTypes]; PostgreSQL's long names such as "bigint" and
+// "timestamp with time zone" too). "none" or an empty value is the empty set:
+// numeric and hstore only. An unknown name, or "none" in a list, is an error
+// naming it and listing the known ones.
 func ParseTypes(s string) (TypeSet, error) {
 	var set TypeSet
-	if strings.TrimSpace(s) == "" {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "none":
 		return 0, nil
 	}
 	for _, part := range strings.Split(s, ",") {
@@ -125,9 +155,12 @@ func ParseTypes(s string) (TypeSet, error) {
 		if name == "" {
 			return 0, fmt.Errorf("empty type name in %q", s)
 		}
+		if name == "none" {
+			return 0, fmt.Errorf(`"none" stands alone: it means numeric and hstore only, and cannot be listed with other kinds in %q`, s)
+		}
 		k, ok := lookupKind(name)
 		if !ok {
-			return 0, fmt.Errorf("unknown type %q (known: all, %s)", strings.TrimSpace(part), strings.Join(TypeNames(), ", "))
+			return 0, fmt.Errorf("unknown type %q (known: all, default, none, %s)", strings.TrimSpace(part), strings.Join(TypeNames(), ", "))
 		}
 		set |= k
 	}
@@ -136,8 +169,11 @@ func ParseTypes(s string) (TypeSet, error) {
 
 // lookupKind returns the kinds a lower-case name in the option stands for.
 func lookupKind(name string) (TypeSet, bool) {
-	if name == "all" {
+	switch name {
+	case "all":
 		return AllTypes, true
+	case "default":
+		return DefaultTypes, true
 	}
 	for _, k := range Kinds {
 		if k.Name == name || slices.Contains(k.Aliases, name) {

@@ -14,6 +14,12 @@ func TestParseTypes(t *testing.T) {
 	}{
 		{"", 0, ""},
 		{"  ", 0, ""},
+		{"none", 0, ""},
+		{" None ", 0, ""},
+		{"default", DefaultTypes, ""},
+		{"default,int8", DefaultTypes | TypeSet(TypeInt8), ""},
+		{"none,text", 0, `"none" stands alone`},
+		{"text,NONE", 0, `"none" stands alone`},
 		{"text", TypeSet(TypeText), ""},
 		{"TEXT, Varchar ,bpchar", TypeSet(TypeText | TypeVarchar | TypeBPChar), ""},
 		{"all", AllTypes, ""},
@@ -41,7 +47,7 @@ func TestParseTypes(t *testing.T) {
 }
 
 func TestTypeSetString(t *testing.T) {
-	for _, s := range []TypeSet{0, AllTypes, TypeSet(TypeText | TypeDate), TypeSet(TypeTimestamptz)} {
+	for _, s := range []TypeSet{0, AllTypes, TextTypes, FixedTypes, DefaultTypes, TypeSet(TypeText | TypeDate), TypeSet(TypeTimestamptz)} {
 		back, err := ParseTypes(s.String())
 		if err != nil || back != s {
 			t.Errorf("ParseTypes(%q) = %v, %v; want %v", s.String(), back, err, s)
@@ -50,6 +56,72 @@ func TestTypeSetString(t *testing.T) {
 	if AllTypes.String() != "all" {
 		t.Errorf("AllTypes.String() = %q", AllTypes.String())
 	}
+	if TypeSet(0).String() != "none" {
+		t.Errorf("TypeSet(0).String() = %q, want none", TypeSet(0).String())
+	}
+}
+
+// TestTypeGroups: TextTypes are the kinds cached as text, FixedTypes the
+// binary ones, and together they are every kind; DefaultTypes is one of the
+// two choices the toolchains make (defaults_go126.go, defaults_go127.go).
+func TestTypeGroups(t *testing.T) {
+	for _, k := range Kinds {
+		if TextTypes.Has(k.Kind) == k.Binary || FixedTypes.Has(k.Kind) != k.Binary {
+			t.Errorf("kind %s (binary %t): in TextTypes %t, in FixedTypes %t", k.Name, k.Binary, TextTypes.Has(k.Kind), FixedTypes.Has(k.Kind))
+		}
+	}
+	if TextTypes|FixedTypes != AllTypes || TextTypes&FixedTypes != 0 {
+		t.Errorf("TextTypes %v and FixedTypes %v do not split AllTypes", TextTypes, FixedTypes)
+	}
+	if DefaultTypes&TextTypes != TextTypes {
+		t.Errorf("DefaultTypes %v lacks text kinds: a text hit saves an allocation on every toolchain", DefaultTypes)
+	}
+}
+
+// TestExtractDefaultTypes: an absent pgcache_types is DefaultTypes, and
+// pgcache_types=none or empty is the empty set; each survives Params.
+func TestExtractDefaultTypes(t *testing.T) {
+	for _, tt := range []struct {
+		params map[string]string
+		want   TypeSet
+		param  string // Params()[KeyTypes], "" for absent
+	}{
+		{nil, DefaultTypes, ""},
+		{map[string]string{"application_name": "x"}, DefaultTypes, ""},
+		{map[string]string{KeyTypes: "none"}, 0, "none"},
+		{map[string]string{KeyTypes: ""}, 0, "none"},
+		{map[string]string{KeyTypes: "default"}, DefaultTypes, ""},
+		{map[string]string{KeyTypes: "all"}, AllTypes, paramOf(AllTypes)},
+		{map[string]string{KeyTypes: "text"}, TypeSet(TypeText), "text"},
+		{map[string]string{KeyTypes: "int8", KeyCache: "off"}, TypeSet(TypeInt8), "int8"},
+	} {
+		o, err := Extract(tt.params)
+		if err != nil {
+			t.Fatalf("Extract(%v): %v", tt.params, err)
+		}
+		if o.Types != tt.want {
+			t.Errorf("Extract(%v).Types = %v, want %v", tt.params, o.Types, tt.want)
+		}
+		p := o.Params()
+		if got, ok := p[KeyTypes]; got != tt.param || ok != (tt.param != "") {
+			t.Errorf("Extract(%v).Params() = %v, want %s=%q", tt.params, p, KeyTypes, tt.param)
+		}
+		back, err := Extract(p)
+		if err != nil || back.Types != o.Types || back.Cache != o.Cache {
+			t.Errorf("Extract(%v) = %+v, %v; want %+v", p, back, err, o)
+		}
+	}
+	if DefaultOptions().Types != DefaultTypes {
+		t.Errorf("DefaultOptions().Types = %v, want %v", DefaultOptions().Types, DefaultTypes)
+	}
+}
+
+// paramOf is what Params writes for a set other than DefaultTypes.
+func paramOf(s TypeSet) string {
+	if s == DefaultTypes {
+		return ""
+	}
+	return s.String()
 }
 
 func TestExtractTypes(t *testing.T) {
