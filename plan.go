@@ -263,8 +263,8 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 		// row's advance overwrites them. Its counts went at publish.)
 		cc, ref := &r.cached[k], &r.mem[k]
 		cc.lazy = false
-		r.lastMiss[k] = 0
 		if fresh || !current(ref.key, ref.gen) {
+			r.lastMiss[k] = 0
 			var ok bool
 			if cc.reuse, ref.gen, ok = recall(ref.key); !ok {
 				// A column the memory does not know: its first Close
