@@ -88,9 +88,9 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see reuseTracker.observeAdmission).
 	last := &r.lastMiss[k]
-	quick := uint32(key) == *last
+	quick := key == *last
 	if o == missed {
-		*last = uint32(key)
+		*last = key
 	}
 	if cc.reuse.observeAdmission(o, quick) {
 		r.backedOff++

@@ -62,14 +62,14 @@ type Rows struct {
 	bulkBuf  [8]int32
 
 	// The cached columns' slots in the back-off's memory (memory.go) and
-	// the low half of the packed key of each one's last missed lookup (see
+	// the packed key of each one's last missed lookup (see
 	// admit), index for index with cached, kept apart from it so that a
 	// cachedColumn fills one cache line; the buffers hold them when there
 	// are few.
 	mem      []memRef
-	lastMiss []uint32
+	lastMiss []uint64
 	memBuf   [8]memRef
-	missBuf  [8]uint32
+	missBuf  [8]uint64
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
