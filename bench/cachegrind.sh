@@ -18,15 +18,21 @@
 # median is printed with the runs.
 #
 # With DATA short/PATTERN/ROWS it counts BenchmarkShortQueries cells instead,
-# per query: the instructions of N+200 queries of ROWS rows of PATTERN
+# per query: the instructions of FROM+N queries of ROWS rows of PATTERN
 # (pairs, distinct, repeating, or their table-backed twins table-pairs,
-# table-distinct and table-repeating) less those of 200, divided by N (the
-# second argument), so that starting the program and the warm-up drop out;
+# table-distinct and table-repeating) less those of FROM (default 200),
+# divided by N (the second argument), so that starting the program and the
+# warm-up drop out;
 # one P (-test.cpu 1), as the benchmark's comment asks. No data set is
 # needed: the table of the table-* patterns is created, if missing, by one
 # run of the cell outside valgrind before the counted ones.
 #
 #   RUNS=3 bench/cachegrind.sh short/distinct/1 3000 pgx pgcache pgcache-off
+#
+# FROM=n counts the queries after the first n instead: FROM=6000 counts
+# one-row queries of columns the back-off has judged (a column's first
+# window is probeWindow = 5120 of its values), the default 200 those of
+# columns it is still watching.
 #
 # With PARTS=n a short-query count also prints, under each driver's line,
 # the n functions of this module (github.com/pgcache/pgcache…) that cost
@@ -55,7 +61,7 @@
 # (scheduler code the filter still misses, or how the reads from the socket
 # fall), so compare medians of RUNS=3.
 set -euo pipefail
-data=$1 values=$2
+data=$1 values=$2 from=${FROM:-200}
 shift 2
 : "${PGCACHE_TEST_DSN:?set PGCACHE_TEST_DSN to a server holding the data set}"
 cd "$(dirname "$0")"
@@ -83,12 +89,12 @@ total() {
 	fi
 }
 # parts N prints the PARTS costliest functions per query of the last two
-# runs (N+200 and 200 queries).
+# runs (FROM+N and FROM queries).
 parts() {
 	local n=$1
 	LC_ALL=C join -t $'\t' -1 2 -2 2 -a 1 -e 0 -o 0,1.1,2.1 \
-		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.$((n + 200))") \
-		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.200") |
+		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.$((n + from))") \
+		<(LC_ALL=C sort -t $'\t' -k 2,2 "$tmp/parts.$from") |
 		awk -F '\t' -v n="$n" '{ printf "%8.0f  %s\n", ($2 - $3) / n, $1 }' |
 		sort -rn | head -n "$PARTS"
 }
@@ -101,8 +107,8 @@ count() {
 		IFS=/ read -r _ pattern rows <<<"$data"
 		sel="^BenchmarkShortQueries\$/^pattern=$pattern\$/^rows=$rows\$/^driver=$drv\$"
 		local big small
-		big=$(total "$sel" $((values + 200)) -test.cpu 1)
-		small=$(total "$sel" 200 -test.cpu 1)
+		big=$(total "$sel" $((values + from)) -test.cpu 1)
+		small=$(total "$sel" "$from" -test.cpu 1)
 		echo $(((big - small) / values))
 		if [[ -n ${PARTS:-} ]]; then
 			parts "$values" >"$tmp/parts.$drv"
