@@ -117,8 +117,8 @@ func TestBackoffBounds(t *testing.T) {
 		})
 	}
 	seeds := 12
-	if testing.Short() {
-		seeds = 4
+	if testing.Short() || raceEnabled {
+		seeds = 2
 	}
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 29))
