@@ -95,9 +95,9 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see backoff.Tracker.ObserveAdmission).
 	last := &r.lastMiss[k]
-	quick := uint32(key) == *last
+	quick := key == *last
 	if o == backoff.Missed {
-		*last = uint32(key)
+		*last = key
 	}
 	if cc.reuse.ObserveAdmission(o, quick) {
 		r.backedOff++

@@ -318,8 +318,11 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 		// row's advance overwrites them. Its counts went at publish.)
 		cc := &r.cached[k]
 		cc.lazy = false
-		r.lastMiss[k] = 0
-		r.mem[k].Start(&cc.reuse, fresh)
+		if r.mem[k].Start(&cc.reuse, fresh) {
+			// Not the kept tracker: the column's last missed key is
+			// another result set's, on another connection perhaps.
+			r.lastMiss[k] = 0
+		}
 		if cc.reuse.Skipping() {
 			r.backedOff++
 		}

@@ -53,14 +53,15 @@ type Rows struct {
 	inBulk    bool
 
 	// The cached columns' slots in the back-off's memory (backoff.Ref) and
-	// the low half of the packed key of each one's last missed lookup (see
+	// the packed key of each one's last missed lookup, kept with a kept Rows
+	// so that a value on two one-row result sets in a row is linked (see
 	// admit), index for index with cached, kept apart from it so that a
 	// cachedColumn fills one cache line; the buffers hold them when there
 	// are few.
 	mem      []backoff.Ref
-	lastMiss []uint32
+	lastMiss []uint64
 	memBuf   [8]backoff.Ref
-	missBuf  [8]uint32
+	missBuf  [8]uint64
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.

@@ -36,7 +36,7 @@ import (
 //     warm-up, hits) for it to go on.
 //   - A window that does not pay starts a skip: the column's values bypass
 //     the tables for SkipFirst rows, twice as many after each further
-//     failed window, up to skipMax. Skips count rows, NULL or not, so that
+//     failed window, up to SkipMax. Skips count rows, NULL or not, so that
 //     when every cached column skips, whole rows pass in bulk (SkipRows).
 //   - After a skip the column probes again for ReprobeWindow lookups; a
 //     probe that pays ends the back-off and full windows resume.
@@ -57,7 +57,7 @@ const (
 	ReprobeWindow = ProbeWindow / 8             // a probe after a skip
 	EarlyWindow   = cache.Slots / 16            // the early part of a window
 	SkipFirst     = 8 * ProbeWindow             // a column's first skip
-	skipMax       = 64 * ProbeWindow
+	SkipMax       = 64 * ProbeWindow            // the longest skip
 	minShare      = 8
 )
 
@@ -272,7 +272,7 @@ func (t *Tracker) endWindow(skipStarted bool) bool {
 			t.next = SkipFirst
 		}
 		t.skip = t.next
-		t.next = min(2*t.next, skipMax)
+		t.next = min(2*t.next, SkipMax)
 	} else {
 		t.next = 0
 	}

@@ -146,8 +146,8 @@ func TestReuseTracker(t *testing.T) {
 		if looked > n/50 {
 			t.Fatalf("looked up %d of %d all-distinct values, want under 2%%", looked, n)
 		}
-		if tr.next != skipMax {
-			t.Fatalf("skip length %d after a long distinct run, want the maximum %d", tr.next, skipMax)
+		if tr.next != SkipMax {
+			t.Fatalf("skip length %d after a long distinct run, want the maximum %d", tr.next, SkipMax)
 		}
 	})
 

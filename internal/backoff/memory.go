@@ -81,11 +81,13 @@ func NewRef(key uint64) Ref { return Ref{key: key, slot: memSlotOf(key)} }
 // not a kept tracker of the column's last result set on this connection:
 // the tracker the memory remembers for the column, a kept one when the
 // memory has nothing newer, a new one when the memory does not know the
-// column.
-func (ref *Ref) Start(t *Tracker, fresh bool) {
+// column. It reports whether t was replaced, so is not the kept one.
+func (ref *Ref) Start(t *Tracker, fresh bool) (loaded bool) {
 	if fresh || !ref.slotUnchanged() {
 		ref.load(t)
+		return true
 	}
+	return false
 }
 
 // load is Start's read of the memory, under the slot's mutex.
