@@ -274,10 +274,19 @@ func soakRun(t *testing.T, pc, admin *sql.DB, dsn string, d time.Duration) {
 	if s := pc.Stats(); s.InUse != 0 {
 		t.Errorf("%d pgcache connections still in use after the soak", s.InUse)
 	}
-	// The pool still reads right.
+	// The pool still reads right. Its idle connections may include some
+	// whose backends the disturber terminated after their last query: each
+	// fails its next query (57P01), with pgx stdlib too, and is dropped.
 	var n int
-	if err := pc.QueryRow("select count(*) from generate_series(1, 10)").Scan(&n); err != nil || n != 10 {
-		t.Errorf("after the soak: %d, %v", n, err)
+	for attempt := 0; ; attempt++ {
+		err := pc.QueryRow("select count(*) from generate_series(1, 10)").Scan(&n)
+		if err != nil && attempt < 2*workers && strings.Contains(err.Error(), "SQLSTATE 57P01") {
+			continue
+		}
+		if err != nil || n != 10 {
+			t.Errorf("after the soak: %d, %v", n, err)
+		}
+		break
 	}
 	t.Logf("%s, %d workers: %d queries (%d clean, %d ended by a fault), %d rows, %d reads compared with pgx stdlib (%d not: no settings known); "+
 		"%d cache resets, %d settings changes, %d DDL statements, %d backends terminated, %d cancelled reads",
