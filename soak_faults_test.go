@@ -276,11 +276,12 @@ func soakRun(t *testing.T, pc, admin *sql.DB, dsn string, d time.Duration) {
 	}
 	// The pool still reads right. Its idle connections may include some
 	// whose backends the disturber terminated after their last query: each
-	// fails its next query (57P01), with pgx stdlib too, and is dropped.
+	// fails its next query (57P01, or driver.ErrBadConn over a pgxpool),
+	// with pgx stdlib too, and is dropped.
 	var n int
 	for attempt := 0; ; attempt++ {
 		err := pc.QueryRow("select count(*) from generate_series(1, 10)").Scan(&n)
-		if err != nil && attempt < 2*workers && strings.Contains(err.Error(), "SQLSTATE 57P01") {
+		if err != nil && attempt < 2*workers && soakFault(err.Error()) {
 			continue
 		}
 		if err != nil || n != 10 {
