@@ -80,29 +80,37 @@ func NewRef(key uint64) Ref { return Ref{key: key, slot: memSlotOf(key)} }
 // Start readies t for a new result set of ref's column, fresh when t is
 // not a kept tracker of the column's last result set on this connection:
 // the tracker the memory remembers for the column, a kept one when the
-// memory has nothing newer, a new one when the memory does not know the
-// column. It reports whether t was replaced, so is not the kept one.
+// memory has nothing newer for it (the slot unchanged, or taken by another
+// column since), a new one when the memory does not know the column. It
+// reports whether t was replaced, so is not the kept one.
 func (ref *Ref) Start(t *Tracker, fresh bool) (loaded bool) {
 	if fresh || !ref.slotUnchanged() {
-		ref.load(t)
-		return true
+		return ref.load(t, fresh)
 	}
 	return false
 }
 
 // load is Start's read of the memory, under the slot's mutex.
-func (ref *Ref) load(t *Tracker) {
-	var ok bool
-	if *t, ref.gen, ok = readSlot(ref.key); !ok {
-		// A column the memory does not know: its first Close writes it
-		// there (ends differs). Behind the tracker's count, not ahead: a
-		// result set that ends one window would bring it level and go
-		// unremembered.
+func (ref *Ref) load(t *Tracker, fresh bool) (loaded bool) {
+	tr, gen, owner := readSlot(ref.key)
+	switch {
+	case owner == ref.key:
+		*t, ref.gen, ref.ends = tr, gen, tr.ends
+	case owner != 0 && !fresh:
+		// Another column took the slot: two columns whose keys share a
+		// slot would otherwise start each other afresh at each judgement.
+		// The kept tracker goes on; its next judgement takes the slot back.
+		ref.gen = gen
+		return false
+	default:
+		// A column the memory does not know, or the memory forgot
+		// (ForgetAll): its first Close writes it there (ends differs).
+		// Behind the tracker's count, not ahead: a result set that ends
+		// one window would bring it level and go unremembered.
 		*t = New()
-		ref.ends = t.ends - 1
-	} else {
-		ref.ends = t.ends
+		ref.gen, ref.ends = gen, t.ends-1
 	}
+	return true
 }
 
 // Close ends the result set of ref's column, whose tracker is t: a tracker
@@ -178,14 +186,14 @@ func CatalogKey(key, catalog uint64) uint64 {
 // made when a result set is planned, once per query shape and connection.
 func HashQuery(query string) uint64 { return maphash.String(memSeed, query) | 1 }
 
-// readSlot returns the tracker remembered for key, if any, and the slot's
-// generation.
-func readSlot(key uint64) (tr Tracker, gen uint32, ok bool) {
+// readSlot returns the tracker, generation and key (owner: 0 for an empty
+// slot) of key's slot; the tracker is key's when owner is key.
+func readSlot(key uint64) (tr Tracker, gen uint32, owner uint64) {
 	s := memSlotOf(key)
 	s.mu.Lock()
-	tr, gen, ok = s.tr, s.gen.Load(), s.key == key
+	tr, gen, owner = s.tr, s.gen.Load(), s.key
 	s.mu.Unlock()
-	return tr, gen, ok
+	return tr, gen, owner
 }
 
 // slotUnchanged reports whether ref's slot is still at the generation ref last
@@ -235,7 +243,8 @@ func Stats() (columns, skipping int) {
 // Remembered returns the tracker the memory holds for ref's column, if
 // any, for tests that check what a result set left there.
 func (ref *Ref) Remembered() (t Tracker, ok bool) {
-	t, _, ok = readSlot(ref.key)
+	t, _, owner := readSlot(ref.key)
+	ok = owner == ref.key
 	return t, ok
 }
 

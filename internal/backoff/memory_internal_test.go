@@ -90,3 +90,44 @@ func TestCatalogKey(t *testing.T) {
 		t.Error("one column has the same key on two catalogs")
 	}
 }
+
+// TestSharedSlotKeepsTrackers: two columns whose keys share a slot, each
+// with a kept tracker, do not start each other afresh when one writes its
+// judgement there: each goes on with its own, and a column new to the
+// connection whose slot another column holds starts new.
+func TestSharedSlotKeepsTrackers(t *testing.T) {
+	ForgetAll()
+	defer ForgetAll()
+	a := uint64(12345)
+	b := a + 1
+	for memSlotOf(b) != memSlotOf(a) {
+		b++
+	}
+	ra, rb := NewRef(a), NewRef(b)
+	ta, tb := New(), New()
+	ra.Start(&ta, true)
+	rb.Start(&tb, true)
+	// Each judges a window (distinct values) and writes it at its Close.
+	for range ProbeWindow {
+		ta.Observe(Missed)
+		tb.Observe(Missed)
+	}
+	if !ta.Skipping() || !tb.Skipping() {
+		t.Fatal("the all-distinct windows did not start skips")
+	}
+	ra.Close(&ta, false)
+	rb.Close(&tb, false) // takes the slot from a
+	keptA := ta
+	if loaded := ra.Start(&ta, false); loaded || ta != keptA {
+		t.Errorf("a's kept tracker was replaced (loaded %t) after b took the slot: %+v, want %+v", loaded, ta, keptA)
+	}
+	if got, ok := rb.Remembered(); !ok || got != tb {
+		t.Errorf("the slot holds %+v (b's: %t), want b's %+v", got, ok, tb)
+	}
+	// A fresh Rows of a on another connection: the memory does not know a.
+	fresh := ta
+	ra2 := NewRef(a)
+	if loaded := ra2.Start(&fresh, true); !loaded || fresh != New() {
+		t.Errorf("a fresh result set of a whose slot b holds starts from %+v, want a new tracker", fresh)
+	}
+}
