@@ -103,3 +103,29 @@ func FuzzDSNForms(f *testing.F) {
 func quoteKeyword(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
+
+// FuzzParseTypes: any value of pgcache_types either fails with an error
+// naming the problem or parses into a set that String spells and
+// ParseTypes reads back to the same set. Never a panic.
+func FuzzParseTypes(f *testing.F) {
+	for _, s := range []string{"", "none", "all", "default", "default,int8", "text, varchar", "bigint,timestamp with time zone",
+		"TEXT", "none,text", "a,,b", ",", "all,none", " \t", "\x00", "timestamp  with   time zone"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := driver.ParseTypes(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		again, err := driver.ParseTypes(set.String())
+		if err != nil {
+			t.Fatalf("re-parse of %q (from %q): %v", set.String(), s, err)
+		}
+		if again != set {
+			t.Fatalf("round trip of %q: %q gives %v, want %v", s, set.String(), again, set)
+		}
+	})
+}
