@@ -10,7 +10,7 @@ import (
 // driverLegend says what each driver name in the tables is.
 var driverLegend = map[Driver]string{
 	Pgcache:    `database/sql with pgcache, sql.Open("pgcache", dsn)`,
-	PgcacheAll: "pgcache with pgcache_types=all: short repeating values of every kind cached too",
+	PgcacheAll: "pgcache with pgcache_types=" + TypesOfAll() + ": short repeating values of these kinds cached too",
 	Pgx:        `database/sql with pgx v5 stdlib, sql.Open("pgx", dsn): the baseline of "vs pgx"`,
 	PgcacheOff: "pgcache with pgcache=off: its code without the cache (what the cache itself saves)",
 	Pq:         `database/sql with lib/pq, sql.Open("postgres", dsn)`,

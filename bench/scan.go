@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,17 @@ const (
 	// types and user queries only; on numeric and hstore data it is pgcache.
 	PgcacheAll Driver = "pgcache+types"
 )
+
+// TypesOfAll is the pgcache_types value of the PgcacheAll driver: "all",
+// or the value of $PGCACHE_BENCH_TYPES, which counts a set of kinds of
+// one's choosing in its cells (bench/README.md, "The default kinds per
+// toolchain").
+func TypesOfAll() string {
+	if v := os.Getenv("PGCACHE_BENCH_TYPES"); v != "" {
+		return v
+	}
+	return "all"
+}
 
 // Drivers lists every driver in the order tables show them.
 var Drivers = []Driver{Pgcache, PgcacheAll, Pgx, PgcacheOff, Pq, PgxNative}
@@ -209,7 +221,7 @@ func Open(ctx context.Context, dsn string) (*Env, error) {
 		Pgcache:    {"pgcache", dsn},
 		Pgx:        {"pgx", dsn},
 		PgcacheOff: {"pgcache", WithParam(dsn, "pgcache", "off")},
-		PgcacheAll: {"pgcache", WithParam(dsn, "pgcache_types", "all")},
+		PgcacheAll: {"pgcache", WithParam(dsn, "pgcache_types", TypesOfAll())},
 		Pq:         {"postgres", dsn},
 	}
 	for drv, n := range names {
