@@ -406,6 +406,13 @@ func soakIteration(pc *sql.DB, ref *soakRef, kinds []soakKind, rng *rand.Rand, s
 	prepared := rng.IntN(8) == 0
 	if prepared {
 		args = args[1:] // a prepared statement has its own
+		// A text of its own: pgx runs a query whose text its connection
+		// has prepared as that statement, whatever exec mode it is given
+		// (binary dates then, where exec mode reads text). Another
+		// worker's statement, open on a pooled connection between its
+		// read and its Close, would otherwise change an unprepared read's
+		// formats on that connection and not on the reference's.
+		query = "/* prepared */ " + query
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), soakQueryTimeout)
