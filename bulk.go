@@ -84,7 +84,7 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 // takes back the NULLs of cached columns from the bypasses startBulk
 // counted, where a NULL costs a test the loop makes anyway; the text-kind
 // texts that belong to the hashed table's counts first. (NextRow does the
-// same with hasNull, uncountNulls and countLongTexts.)
+// same with countBulkRow.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 	r.countLongTexts(raws)
 	conv := r.plan.conv
@@ -110,7 +110,7 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 // bypasses, and they are the hashed table's.
 func (r *Rows) countLongTexts(raws [][]byte) {
 	for _, i := range r.plan.bulkText {
-		if raw := raws[i]; raw != nil && !packable(raw) {
+		if raw := raws[i]; !packable(raw) && raw != nil {
 			r.cached[r.cols[i].cachedIdx].bypassedLong++
 		}
 	}

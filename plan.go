@@ -192,6 +192,10 @@ type plan struct {
 	// texts).
 	bulkText []int32
 
+	// Go 1.27: the other cached columns' indices, whose only exceptions in
+	// rows passed in bulk are NULLs (see Rows.countBulkRow).
+	bulkOther []int32
+
 	// tabs has a bit for each table the columns may count in.
 	tabs uint16
 
@@ -273,6 +277,9 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 		return
 	}
 	col.cachedIdx = int32(len(p.cached))
+	if col.kind != kindText {
+		p.bulkOther = append(p.bulkOther, int32(i))
+	}
 	if fd.TableOID == 0 && *queryHash == 0 {
 		*queryHash = backoff.HashQuery(query)
 	}
