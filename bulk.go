@@ -74,6 +74,9 @@ func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
 // skips and bulk rows passed by as bypasses, of its own table or, for the text-kind texts
 // that belong there, of the hashed text table.
 func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
+	if cc.hits|cc.bypassed == 0 {
+		return // a short result set's looked-up column (bypassedLong counts some of bypassed)
+	}
 	counts[cc.tab].Hits += cc.hits
 	counts[cc.tab].Bypasses += cc.bypassed - cc.bypassedLong
 	counts[tabLongText].Bypasses += cc.bypassedLong

@@ -196,6 +196,10 @@ type plan struct {
 	// rows passed in bulk are NULLs (see Rows.countBulkRow).
 	bulkOther []int32
 
+	// Go 1.27: the indices in cached of the fixed-size kinds' columns that
+	// have a wire route, which start each result set lazy (Rows.planLazy).
+	lazy []int32
+
 	// tabs has a bit for each table the columns may count in.
 	tabs uint16
 
@@ -279,6 +283,9 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 	col.cachedIdx = int32(len(p.cached))
 	if col.kind != kindText {
 		p.bulkOther = append(p.bulkOther, int32(i))
+	}
+	if col.kind == kindFixed && col.wire != wireNone {
+		p.lazy = append(p.lazy, col.cachedIdx)
 	}
 	if fd.TableOID == 0 && *queryHash == 0 {
 		*queryHash = backoff.HashQuery(query)

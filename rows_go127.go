@@ -251,15 +251,13 @@ func (r *Rows) scanColumn(scanCtx sqldriver.ScanContext, index int, dest any, tr
 // on. Until then its values count as bypasses, and a result set whose
 // cached columns are all lazy passes its rows in bulk.
 func (r *Rows) planLazy() {
-	for k := range r.cached {
+	for _, k := range r.plan.lazy {
 		cc := &r.cached[k]
-		if cc.kind == kindFixed && r.cols[cc.col].wire != wireNone {
-			cc.lazy = true
-			if cc.reuse.Suspend(&r.mem[k]) {
-				r.backedOff++
-			}
-			r.lazyCols = true
+		cc.lazy = true
+		if cc.reuse.Suspend(&r.mem[k]) {
+			r.backedOff++
 		}
+		r.lazyCols = true
 	}
 }
 
