@@ -66,28 +66,26 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 }
 
 // admit is sight for a value of a packed-key kind whose key advance has
-// looked up and not found: its sighting, and its admission on a second one.
+// looked up and not found, and whose Sight in the table reported the
+// second sighting in a row: its admission.
 //
 // k is cc's index in Rows.cached.
 func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	var v sqldriver.Value
 	var o backoff.Outcome
+	c := &r.counts[cc.tab]
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
-		if e, o = admitShort(numericTable, key, raw, &r.counts[tabNumeric], buildNumEntry); e != nil {
+		if e, o = putShort(numericTable, key, raw, c, buildNumEntry); e != nil {
 			v = e.value
 		}
 		if directRoutes {
 			r.cols[cc.col].cell.num = e
 		}
 	case kindText, kindFixed:
-		t, c := cc.table, &r.counts[tabText]
-		if cc.kind == kindFixed {
-			c = &r.counts[cc.tab]
-		}
 		conv := r.plan.conv[cc.col]
-		v, o = admitShort(t, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
+		v, o = putShort(cc.table, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	r.vals[cc.col] = v
 	cc.hasEntry = v != nil
@@ -129,14 +127,21 @@ func sightShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Count
 }
 
 // admitShort is sightShort after its lookup missed: the sighting, and the
-// admission on a second one. Rows.advance calls it when its own lookup
-// missed.
+// admission on a second one.
 func admitShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o backoff.Outcome) {
-	var none V
 	if !t.Sight(key) {
 		c.Misses++
+		var none V
 		return none, backoff.Missed
 	}
+	return putShort(t, key, raw, c, build)
+}
+
+// putShort is admitShort after a second sighting: build makes the entry,
+// which is published, or fails, a bypass. Rows.admit calls it when
+// advance's own lookup and sighting came to that.
+func putShort[V any](t *cache.Short[V], key uint64, raw []byte, c *cache.Counts, build func(raw []byte) (V, bool)) (v V, o backoff.Outcome) {
+	var none V
 	v, ok := build(raw)
 	if !ok {
 		c.Bypasses++

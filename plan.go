@@ -193,8 +193,12 @@ type plan struct {
 	bulkText []int32
 
 	// Go 1.27: the other cached columns' indices, whose only exceptions in
-	// rows passed in bulk are NULLs (see Rows.countBulkRow).
+	// rows passed in bulk are NULLs (see Rows.countBulkRow), and whether
+	// they are dense enough among the columns (a quarter or more) that a
+	// scan of the whole row for a NULL, four to a step, is cheaper than a
+	// look at each of them.
 	bulkOther []int32
+	nullScan  bool
 
 	// Go 1.27: the indices in cached of the fixed-size kinds' columns that
 	// have a wire route, which start each result set lazy (Rows.planLazy).
@@ -237,6 +241,7 @@ func newPlan(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.
 		p.planColumn(c, m, &fields[i], i, query, &queryHash)
 	}
 	p.key = newPlanKey(fields, query, m, queryHash != 0)
+	p.nullScan = 4*len(p.bulkOther) >= len(p.cols)
 	return p
 }
 
@@ -326,20 +331,30 @@ func newCursor(c *Conn, p *plan) *Rows {
 // nothing newer (backoff.Ref.Start). (Its counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
-	r.backedOff, r.bulkRows, r.inBulk, r.lazyCols = 0, 0, false, false
-	for k := range r.cached {
-		// (Cells may hold the entries of a kept Rows' last row: the first
-		// row's advance overwrites them. Its counts went at publish.)
-		cc := &r.cached[k]
-		cc.lazy = false
-		if r.mem[k].Start(&cc.reuse, fresh) {
-			// Not the kept tracker: the column's last missed key is
-			// another result set's, on another connection perhaps.
-			r.lastMiss[k] = 0
+	r.bulkRows, r.inBulk, r.lazyCols = 0, false, false
+	// (Cells may hold the entries of a kept Rows' last row: the first row's
+	// advance overwrites them. Its counts went at publish, which also left
+	// every column not lazy and the number of them in a skip in
+	// keptBackedOff.)
+	if w := backoff.Writes(); fresh || w != r.memWrites {
+		// The memory may hold something newer than the kept trackers. (A
+		// kept Rows whose memory saw no write since its last start goes on
+		// with them all, as Start would.)
+		r.memWrites, r.backedOff = w, 0
+		for k := range r.cached {
+			cc := &r.cached[k]
+			if r.mem[k].Start(&cc.reuse, fresh) {
+				// Not the kept tracker: the column's last missed key
+				// is another result set's, on another connection
+				// perhaps.
+				r.lastMiss[k] = 0
+			}
+			if cc.reuse.Skipping() {
+				r.backedOff++
+			}
 		}
-		if cc.reuse.Skipping() {
-			r.backedOff++
-		}
+	} else {
+		r.backedOff = r.keptBackedOff
 	}
 	r.planLazy()
 }

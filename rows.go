@@ -60,8 +60,14 @@ type Rows struct {
 	// are few.
 	mem      []backoff.Ref
 	lastMiss []uint64
-	memBuf   [8]backoff.Ref
-	missBuf  [8]uint64
+	// memWrites is backoff.Writes() when start last checked mem: while
+	// it is unchanged, the memory holds nothing newer than the trackers,
+	// and keptBackedOff, which publish counts, is the next result set's
+	// backedOff.
+	memWrites     uint64
+	keptBackedOff int
+	memBuf        [8]backoff.Ref
+	missBuf       [8]uint64
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -161,11 +167,17 @@ func (r *Rows) publish() {
 	// A bulk pass the result set ended in counted rows it did not have, and
 	// shortened skips by them.
 	r.endBulk()
+	n, mem := 0, r.mem[:len(r.cached)]
 	for k := range r.cached {
 		cc := &r.cached[k]
 		cc.flush(&r.counts)
-		r.mem[k].Close(&cc.reuse, cc.lazy)
+		mem[k].Close(&cc.reuse, cc.lazy)
+		cc.lazy = false
+		if cc.reuse.Skipping() {
+			n++
+		}
 	}
+	r.keptBackedOff = n
 	publishCounts(&r.counts, r.plan.tabs)
 }
 
@@ -204,6 +216,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		return raws, nil
 	}
 	cols, cached, vals := r.cols, r.cached, r.vals
+	lastMiss := r.lastMiss[:len(cached)]
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
@@ -218,12 +231,16 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			}
 			continue
 		}
-		// A hit in a packed-key table, the common case of a repeating
-		// column, is served here, a miss goes on to admit with its key, and
-		// everything else through sight.
+		// A packed-key table's lookup is made here: a hit, the common case
+		// of a repeating column, and a first sighting, that of a column of
+		// distinct values, end here; a second sighting goes on to admit
+		// with its key, and everything else (texts that do not pack, the
+		// hashed tables) through sight.
+		var key uint64
+		var packed bool
 		switch cc.kind {
 		case kindNumeric:
-			if key, ok := cache.Pack(raw); ok {
+			if key, packed = cache.Pack(raw); packed {
 				if e, found := numericTable.Get(key); found {
 					cc.hits++
 					if directRoutes {
@@ -237,18 +254,18 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					}
 					continue
 				}
-				r.admit(cc, k, key, raw)
-				continue
+				if numericTable.Sight(key) {
+					r.admit(cc, k, key, raw)
+					continue
+				}
 			}
 		case kindText, kindFixed:
-			var key uint64
-			var ok bool
 			if cc.kind == kindText {
-				key, ok = cache.Pack(raw)
+				key, packed = cache.Pack(raw)
 			} else {
-				key, ok = cache.PackFixed(raw)
+				key, packed = cache.PackFixed(raw)
 			}
-			if ok {
+			if packed {
 				if v, found := cc.table.Get(key); found {
 					cc.hits++
 					vals[cc.col] = v
@@ -258,11 +275,25 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					}
 					continue
 				}
-				r.admit(cc, k, key, raw)
-				continue
+				if cc.table.Sight(key) {
+					r.admit(cc, k, key, raw)
+					continue
+				}
 			}
 		}
-		r.sight(cc, &cols[cc.col], raw)
+		if !packed {
+			r.sight(cc, &cols[cc.col], raw)
+			continue
+		}
+		// A first sighting of key in its slot, which Sight recorded: the
+		// whole cost of a value of a column whose values do not repeat,
+		// kept inline. The key is the column's last miss (see admit).
+		r.empty(cc)
+		r.counts[cc.tab].Misses++
+		lastMiss[k] = key
+		if cc.reuse.ObserveMiss() {
+			r.backedOff++
+		}
 	}
 	return raws, nil
 }

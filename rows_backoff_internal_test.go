@@ -208,3 +208,39 @@ func TestBackoffMemoryFirstWindow(t *testing.T) {
 		t.Errorf("after the result set: the memory holds %d columns, %d skipping; want 1 and 1", cols, skipping)
 	}
 }
+
+// TestKeptRowsTakeUpJudgements: a kept Rows goes on with its own trackers
+// while the back-off's memory has no write since its last start (Rows.start
+// then skips the memory), and takes up another connection's judgement of
+// its columns at its next result set after one.
+func TestKeptRowsTakeUpJudgements(t *testing.T) {
+	c1, done1 := rawConn(t, "")
+	defer done1()
+	c2, done2 := rawConn(t, "")
+	defer done2()
+	const cols = 2
+	ResetCache()
+	n := 0
+	distinct := func(rows int) *replayRows {
+		return numericResult("take up", rows, cols, func(g, k int) string { n++; return fmt.Sprint(10000000 + n) })
+	}
+	read := func(c *Conn, rec *replayRows, wantBackedOff int) {
+		t.Helper()
+		r := replay(c, rec)
+		if r.backedOff != wantBackedOff {
+			t.Errorf("a result set of %d rows starts with %d columns backed off, want %d", len(rec.rows), r.backedOff, wantBackedOff)
+		}
+		readNext(t, r, rec)
+	}
+	for range 3 {
+		read(c1, distinct(1), 0)
+	}
+	// Another connection reads the column past its first window, which
+	// fails: a judgement, written to the memory.
+	read(c2, distinct(backoff.ProbeWindow+100), 0)
+	read(c1, distinct(1), cols)
+	// No write since: the kept trackers go on, in their skip.
+	read(c1, distinct(1), cols)
+	ResetCache()
+	read(c1, distinct(1), 0)
+}

@@ -29,8 +29,27 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // NextRow advances to the next row, recording one sighting of each cached
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
+	if r.bulkRows > 0 {
+		// The rest of a bulk pass (advance's first case), here so that
+		// such a row costs pgx's step and the count of its exceptions.
+		var raws [][]byte
+		var err error
+		if r.rows.Next() {
+			r.bulkRows--
+			raws = r.rows.RawValues()
+			if !r.plan.bulkPlain(raws) {
+				r.countBulkRow(raws)
+			}
+		} else {
+			err = r.end()
+		}
+		if r.plan.wireRaws {
+			r.raws = raws
+		}
+		return err
+	}
 	raws, err := r.advance()
-	if err == nil && r.inBulk {
+	if err == nil && r.inBulk && !r.plan.bulkPlain(raws) {
 		r.countBulkRow(raws)
 	}
 	if r.plan.wireRaws {
@@ -42,10 +61,12 @@ func (r *Rows) NextRow() error {
 // countBulkRow takes a row passed in bulk's exceptions back from the
 // bypasses startBulk counted (bulk.go): the NULLs of cached columns, and the
 // text-kind texts that are the hashed table's. A text-kind value of 1 to 8
-// bytes, the common case, costs one length test; only the cached columns
-// are looked at.
+// bytes, the common case, costs one length test; the other cached columns
+// are looked at only when the row has a NULL, where they are many
+// (plan.nullScan), and one by one otherwise.
 func (r *Rows) countBulkRow(raws [][]byte) {
-	for _, i := range r.plan.bulkText {
+	p := r.plan
+	for _, i := range p.bulkText {
 		if raw := raws[i]; !packable(raw) {
 			cc := &r.cached[r.cols[i].cachedIdx]
 			if raw == nil {
@@ -55,11 +76,39 @@ func (r *Rows) countBulkRow(raws [][]byte) {
 			}
 		}
 	}
-	for _, i := range r.plan.bulkOther {
+	if p.nullScan && !hasNull(raws) {
+		return
+	}
+	for _, i := range p.bulkOther {
 		if raws[i] == nil {
 			r.cached[r.cols[i].cachedIdx].bypassed--
 		}
 	}
+}
+
+// bulkPlain reports whether a row passed in bulk has no exception to count
+// that is quickly known: no text-kind column to look at, the other cached
+// columns many, and no NULL in the row (see Rows.countBulkRow). It inlines
+// into NextRow.
+func (p *plan) bulkPlain(raws [][]byte) bool {
+	return p.bulkText == nil && p.nullScan && !hasNull(raws)
+}
+
+// hasNull reports whether any of a row's wire values is NULL (nil), four
+// to a step, so that a row with none costs about a test and a branch a
+// value.
+func hasNull(raws [][]byte) bool {
+	for ; len(raws) >= 4; raws = raws[4:] {
+		if raws[0] == nil || raws[1] == nil || raws[2] == nil || raws[3] == nil {
+			return true
+		}
+	}
+	for _, raw := range raws {
+		if raw == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // rawValues returns the current row's wire values.

@@ -209,6 +209,10 @@ func (t *Tracker) ObserveHit() (skipStarted bool) {
 	return t.count()
 }
 
+// ObserveMiss is Observe(Missed), small enough to inline in a caller's
+// miss path.
+func (t *Tracker) ObserveMiss() (skipStarted bool) { return t.count() }
+
 // count counts a lookup in the window and closes it when full.
 func (t *Tracker) count() (skipStarted bool) {
 	if t.left--; t.left <= 0 {

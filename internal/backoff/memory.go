@@ -196,6 +196,18 @@ func readSlot(key uint64) (tr Tracker, gen uint32, owner uint64) {
 	return tr, gen, owner
 }
 
+// writes counts the memory's writes: every change of a slot's generation
+// is followed by one increment, so a reader that loads it before it checks
+// its slots and finds it unchanged later knows that no slot changed since.
+var writes atomic.Uint64
+
+// Writes returns the number of writes to the memory so far. A result set
+// whose Refs all agreed with the memory (Ref.Start) after it read Writes()
+// as n agrees with it still while Writes() is n: its next result set may
+// skip Ref.Start, whose every call would keep the kept tracker, unless it
+// is fresh. (Its own judgements, Ref.Close and Ref.Flush, are writes too.)
+func Writes() uint64 { return writes.Load() }
+
 // slotUnchanged reports whether ref's slot is still at the generation ref last
 // read or wrote: written by no one since.
 func (ref *Ref) slotUnchanged() bool { return ref.slot.gen.Load() == ref.gen }
@@ -207,6 +219,7 @@ func writeSlot(key uint64, tr Tracker) (gen uint32) {
 	s.key, s.tr = key, tr
 	gen = s.gen.Load() + 1
 	s.gen.Store(gen)
+	writes.Add(1) // after the generation: see writes
 	s.mu.Unlock()
 	return gen
 }
@@ -221,6 +234,7 @@ func ForgetAll() {
 		s.gen.Add(1)
 		s.mu.Unlock()
 	}
+	writes.Add(1)
 }
 
 // Stats counts the remembered columns, and those of them in a skip: the

@@ -131,3 +131,40 @@ func TestSharedSlotKeepsTrackers(t *testing.T) {
 		t.Errorf("a fresh result set of a whose slot b holds starts from %+v, want a new tracker", fresh)
 	}
 }
+
+// TestWrites: every change the memory's slots see is a write that Writes
+// counts — a judgement or a column's first close (Ref.Close), a flushed
+// tracker (Ref.Flush) and ForgetAll — and a result set that changes nothing (no window ended, a
+// Start that keeps the kept tracker) is none. Rows.start skips its Refs'
+// Start calls while Writes() is what it was at its last check, so a write
+// it did not count would leave a kept tracker in use after the memory had
+// something newer.
+func TestWrites(t *testing.T) {
+	ref := NewRef(ColumnKey(99999, 7, 0, 0))
+	var tr Tracker
+	step := func(what string, f func(), wantWrite bool) {
+		t.Helper()
+		before := Writes()
+		f()
+		if wrote := Writes() != before; wrote != wantWrite {
+			t.Errorf("%s: a write counted %t, want %t", what, wrote, wantWrite)
+		}
+		if !ref.slotUnchanged() && !wantWrite {
+			t.Errorf("%s: the slot changed", what)
+		}
+	}
+	step("a fresh start", func() { ref.Start(&tr, true) }, false)
+	step("the first close of a column not known", func() { ref.Close(&tr, false) }, true)
+	step("a kept start", func() { ref.Start(&tr, false) }, false)
+	step("a close that judged nothing", func() { ref.Close(&tr, false) }, false)
+	step("a close that judged a window", func() {
+		for !tr.ObserveMiss() && tr.WindowsEnded() == ref.ends {
+		}
+		ref.Close(&tr, false)
+	}, true)
+	step("a flush", func() { ref.Flush(&tr) }, true)
+	step("ForgetAll", ForgetAll, true)
+	if ref.slotUnchanged() {
+		t.Error("ForgetAll left the slot's generation as it was")
+	}
+}
