@@ -244,3 +244,41 @@ func TestKeptRowsTakeUpJudgements(t *testing.T) {
 	ResetCache()
 	read(c1, distinct(1), 0)
 }
+
+// TestBulkNullCounts: the NULLs of cached columns in rows passed in bulk
+// are no bypasses, whether the cached columns are many among the row's
+// (plan.nullScan: a scan of the whole row first) or few (each looked at),
+// and whether the NULL is in a cached column or another: the numeric
+// table's counts add up to the column's values that are not NULL, under
+// every reader.
+func TestBulkNullCounts(t *testing.T) {
+	c, done := rawConn(t, "pgcache_types=none")
+	defer done()
+	const rows = backoff.ProbeWindow + backoff.SkipFirst + 1000
+	for _, plain := range []int{0, 1, 7} {
+		rec := &replayRows{query: fmt.Sprint("bulk nulls ", plain)}
+		rec.fields = append(rec.fields, pgconn.FieldDescription{Name: "n", DataTypeOID: pgtype.NumericOID})
+		for k := range plain {
+			rec.fields = append(rec.fields, pgconn.FieldDescription{Name: fmt.Sprint("t", k), DataTypeOID: pgtype.TextOID})
+		}
+		var values uint64
+		for g := range rows {
+			row := make([][]byte, 1+plain)
+			if g%7 != 0 {
+				row[0] = []byte(fmt.Sprint(10000000 + g))
+				values++
+			}
+			for k := 1; k < len(row); k++ {
+				if g%5 != 0 {
+					row[k] = []byte("x")
+				}
+			}
+			rec.rows = append(rec.rows, row)
+		}
+		for reader, got := range replayCounts(t, c, rec, func(s CacheStats) cache.Stats { return s.Numeric }) {
+			if sum := got.Hits + got.Misses + got.Admissions + got.Bypasses; sum != values || got.Bypasses == 0 {
+				t.Errorf("%d other columns, %s: counts %v add up to %d, want the %d values not NULL, some bypassed", plain, reader, got, sum, values)
+			}
+		}
+	}
+}
