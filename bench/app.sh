@@ -45,8 +45,12 @@ if [[ ${INSTR:-} == 1 ]]; then
 	total() {
 		local cgout=$tmp/cachegrind.out sel
 		sel="^BenchmarkApp\$/$(sed -E 's|^BenchmarkApp/||; s|/|$/^|g; s|^|^|; s|$|$|; s|\+|\\+|g' <<<"$1")"
-		GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$cgout" "$bin" \
-			-test.run '^$' -test.bench "$sel" -test.benchtime "${2}x" -test.cpu 1 -app.rows "$rows" >/dev/null 2>&1
+		if ! GODEBUG=cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$cgout" "$bin" \
+			-test.run '^$' -test.bench "$sel" -test.benchtime "${2}x" -test.cpu 1 -app.rows "$rows" >"$tmp/run.log" 2>&1; then
+			echo "app.sh: the run of $sel ${2}x failed:" >&2
+			grep -v '^==' "$tmp/run.log" | tail -n 20 >&2
+			exit 1
+		fi
 		cg_annotate --threshold=0 "$cgout" | awk -f "$here/cgsum.awk"
 	}
 	# Instructions of N+1 timed operations less those of 1 (loading the

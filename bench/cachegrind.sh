@@ -60,6 +60,11 @@
 # one run in a few is 1-2% off the others, for a reason not pinned down
 # (scheduler code the filter still misses, or how the reads from the socket
 # fall), so compare medians of RUNS=3.
+#
+# The runs set GODEBUG=cpu.rdtscp=off: valgrind 3.19 (Debian 12's) does
+# not decode RDTSCP, which the Go runtime's cputicks uses where the CPU has
+# it (AMD Zen 5 machines do), and the program dies of SIGILL under it.
+# cputicks then takes its fenced RDTSC instead; the count barely moves.
 set -euo pipefail
 data=$1 values=$2 from=${FROM:-200}
 shift 2
@@ -75,8 +80,13 @@ go test -c -o "$bin" .
 total() {
 	local out=$tmp/cachegrind.out sel=$1 n=$2
 	shift 2
-	GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
-		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >/dev/null 2>&1
+	if ! GODEBUG=cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
+		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >"$tmp/run.log" 2>&1; then
+		# A count of a run that failed would be a wrong figure, not a low one.
+		echo "cachegrind.sh: the run of $sel ${n}x failed:" >&2
+		grep -v '^==' "$tmp/run.log" | tail -n 20 >&2
+		exit 1
+	fi
 	cg_annotate --threshold=0 "$out" | awk -f "$here/cgsum.awk"
 	if [[ -n ${PARTS:-} ]]; then
 		# Each function of the module and its own instructions, for parts.
