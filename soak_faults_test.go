@@ -271,8 +271,17 @@ func soakRun(t *testing.T, pc, admin *sql.DB, dsn string, d time.Duration) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if s := pc.Stats(); s.InUse != 0 {
-		t.Errorf("%d pgcache connections still in use after the soak", s.InUse)
+	// database/sql counts as in use the connections its own goroutine is
+	// still opening (DB.connectionOpener, woken by requests whose
+	// contexts ended while they waited, or by connections the disturber's
+	// terminations dropped), which a busy machine may still be dialing
+	// when the last worker returns: wait for those, but not for one that
+	// is never given back.
+	for wait := time.Now(); pc.Stats().InUse != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(wait) > 10*time.Second {
+			t.Errorf("%d pgcache connections still in use 10s after the soak", pc.Stats().InUse)
+			break
+		}
 	}
 	// The pool still reads right. Its idle connections may include some
 	// whose backends the disturber terminated after their last query: each
