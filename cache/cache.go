@@ -127,24 +127,46 @@ func shortSlot(key uint64) uint64 {
 // otherwise give "1" and "1\x00" the same key. Distinct texts that Pack accepts
 // get distinct keys. Pack neither retains nor modifies b and does not allocate.
 func Pack(b []byte) (key uint64, ok bool) {
-	n := uint(len(b))
-	switch {
-	case n-4 <= 4: // 4..8: two 4-byte loads that overlap when n < 8
-		lo := binary.LittleEndian.Uint32(b)
-		hi := binary.LittleEndian.Uint32(b[n-4:])
-		key = uint64(lo) | uint64(hi)<<(8*(n-4))
-	case n-1 < 3: // 1..3: first, middle and last byte, some of them the same
-		key = uint64(b[0]) | uint64(b[n/2])<<(8*(n/2)) | uint64(b[n-1])<<(8*(n-1))
-	default:
-		return 0, false
+	switch n := uint(len(b)); {
+	case n-4 <= 4:
+		return PackMid(b)
+	case n-1 < 3:
+		return packTiny(b)
 	}
-	// Set every padding byte to 1 so that only the n text bytes can be zero,
-	// then apply the usual has-zero-byte test. (A shift by 64 is 0 in Go.)
-	x := key | ones<<(8*n)
-	if (x-ones)&^x&highs != 0 {
+	return 0, false
+}
+
+// PackMid is [Pack] for a text of 4 to 8 bytes, the common length of a
+// numeric's text, small enough to be inlined into a caller's loop, where a
+// call would spill the loop's live registers. It must not be given a text
+// of another length (it panics on a shorter one); Pack takes any.
+func PackMid(b []byte) (key uint64, ok bool) {
+	// Two 4-byte loads that overlap when n < 8.
+	n := uint(len(b))
+	key = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4))
+	if !noNUL(key, n) {
 		return 0, false
 	}
 	return key, true
+}
+
+// packTiny is [Pack] for a text of 1 to 3 bytes.
+func packTiny(b []byte) (key uint64, ok bool) {
+	// The first, middle and last byte, some of them the same.
+	n := uint(len(b))
+	key = uint64(b[0]) | uint64(b[n/2])<<(8*(n/2)) | uint64(b[n-1])<<(8*(n-1))
+	if !noNUL(key, n) {
+		return 0, false
+	}
+	return key, true
+}
+
+// noNUL reports whether none of the n low bytes of key is zero: it sets
+// every padding byte to 1 so that only the text's bytes can be zero, then
+// applies the usual has-zero-byte test. (A shift by 64 is 0 in Go.)
+func noNUL(key uint64, n uint) bool {
+	x := key | ones<<(8*n)
+	return (x-ones)&^x&highs == 0
 }
 
 // PackString is [Pack] for a string: it returns the same result as

@@ -3,6 +3,11 @@ package cache_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,6 +105,11 @@ func check(t *testing.T, text []byte) {
 	if skey != key || sok != ok {
 		t.Errorf("PackString(%q) = %#x, %v; Pack gave %#x, %v", text, skey, sok, key, ok)
 	}
+	if n := len(text); n >= 4 && n <= cache.MaxShortKey {
+		if mkey, mok := cache.PackMid(text); mkey != key || mok != ok {
+			t.Errorf("PackMid(%q) = %#x, %v; Pack gave %#x, %v", text, mkey, mok, key, ok)
+		}
+	}
 }
 
 // TestPackDistinct packs many short texts, including prefixes of each other
@@ -155,4 +165,32 @@ func TestPackAllocs(t *testing.T) {
 		t.Errorf("Pack and PackString allocated %v times", n)
 	}
 	_ = sink
+}
+
+// TestPackMidInlined checks that the compiler inlines PackMid, which is
+// what it is for: Rows.advance calls it in its per-value loop, where a call
+// spills the loop's registers (bench/cachegrind.sh counts the difference).
+func TestPackMidInlined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package with -gcflags=-m=2")
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(gobin, "build", "-gcflags=-m=2", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m=2: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m): can inline PackMid\b`).Match(out) {
+		t.Errorf("the compiler does not inline PackMid:\n%s", grepLines(out, "PackMid"))
+	}
+}
+
+// grepLines returns out's lines that contain s.
+func grepLines(out []byte, s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, s) {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }
