@@ -27,6 +27,7 @@
 #
 #   INSTR=1 ROWS=100000 BENCH='/api=sql/types=plain/op=report/' bench/app.sh
 set -euo pipefail
+shopt -s inherit_errexit # a failed run inside $(…) stops the script too
 rounds=${ROUNDS:-6} rows=${ROWS:-300000} out=${OUT:-app.txt}
 pattern=${BENCH:-.}
 benchtime=${BENCHTIME:-1s}

@@ -63,9 +63,11 @@
 #
 # The runs set GODEBUG=cpu.rdtscp=off: valgrind 3.19 (Debian 12's) does
 # not decode RDTSCP, which the Go runtime's cputicks uses where the CPU has
-# it (AMD Zen 5 machines do), and the program dies of SIGILL under it.
-# cputicks then takes its fenced RDTSC instead; the count barely moves.
+# it (the AMD machines here do), and the program dies of SIGILL under it;
+# cputicks, which the scheduler calls now and then, takes its fenced RDTSC
+# instead. A run that fails stops the script with its output's tail.
 set -euo pipefail
+shopt -s inherit_errexit # a failed run inside $(…) stops the script too
 data=$1 values=$2 from=${FROM:-200}
 shift 2
 : "${PGCACHE_TEST_DSN:?set PGCACHE_TEST_DSN to a server holding the data set}"
