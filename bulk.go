@@ -3,23 +3,37 @@ package pgcache
 import (
 	sqldriver "database/sql/driver"
 	"fmt"
+	"math/bits"
 
 	"github.com/pgcache/pgcache/cache"
 )
 
 // Rows passed in bulk. When every cached column of a result set is in a
 // skip, advance passes the rows until the shortest skip ends without looking
-// at them: no lookup, no tracker, only the counts. They are counted in
-// advance as bypasses, n rows for each column, and the exceptions taken back
-// as the rows come — NULLs (no bypass at all) and text-kind texts of more
-// than 8 bytes (the hashed table's bypasses) — by nextBulk on Go 1.26 and
-// NextRow on Go 1.27; publish takes back the rows the result set did not
-// have.
+// at them: no lookup, no tracker, only a count. startBulk shortens every
+// column's skip by the whole pass at once; the rows passed are counted in
+// bulkHere and become bypasses at publish (countBulk), one for each cached
+// column of each row, less the exceptions counted as the rows come — NULLs
+// (no bypass at all) and text-kind texts of more than 8 bytes (the hashed
+// table's bypasses) — by nextBulk on Go 1.26 and NextRow on Go 1.27,
+// straight into the result set's counts.
+//
+// A pass outlives the result set it started in: a kept Rows whose result
+// sets passed every row in bulk goes on with the same pass in its next
+// result set, so that a short query of columns the back-off has judged
+// costs neither a pass's start nor its end. The trackers, which already
+// count the whole pass, get back the rows it did not pass (endBulk) before
+// anything else reads them: when the pass ends early in a result set that
+// also looks values up, when a lazy column wakes, and before the memory is
+// read (start) or written (publish's slow path, flushMemory).
+
+// keepPasses lets a bulk pass outlive its result set. Tests turn it off to
+// compare with a Rows that settles every pass at publish.
+var keepPasses = true
 
 // startBulk starts passing rows in bulk: every cached column is in a skip.
 // The columns' skips are shortened by the n rows until the shortest ends,
-// each column counts n bypasses, and the cells, which may hold the previous
-// row's entries, are emptied.
+// and the cells, which may hold the previous row's entries, are emptied.
 func (r *Rows) startBulk() {
 	n := r.cached[0].reuse.SkipLeft()
 	for k := range r.cached {
@@ -30,28 +44,36 @@ func (r *Rows) startBulk() {
 		if cc.reuse.SkipRows(n) {
 			r.backedOff--
 		}
-		cc.bypassed += uint64(n)
 		r.empty(cc)
 	}
 	r.bulkRows = n
 }
 
-// endBulk ends a bulk pass after the current row, giving back what
-// startBulk took for the rows still to come: each column's skip and its
-// bypasses.
+// endBulk ends a bulk pass after the current row, giving each column's
+// skip back the rows startBulk took for it that are still to come.
 func (r *Rows) endBulk() {
 	left := r.bulkRows
 	if left == 0 {
 		return
 	}
 	for k := range r.cached {
-		cc := &r.cached[k]
-		if cc.reuse.UnskipRows(left) {
+		if r.cached[k].reuse.UnskipRows(left) {
 			r.backedOff++
 		}
-		cc.bypassed -= uint64(left)
 	}
 	r.bulkRows = 0
+}
+
+// countBulk counts the rows this result set passed in bulk as bypasses: one
+// for each cached column, in its table. (Their exceptions were taken back
+// from the counts as the rows came.)
+func (r *Rows) countBulk() {
+	n, p := uint64(r.bulkHere), r.plan
+	for tabs := p.tabs; tabs != 0; tabs &= tabs - 1 {
+		id := tableID(bits.TrailingZeros16(tabs))
+		r.counts[id].Bypasses += n * uint64(p.tabCols[id])
+	}
+	r.bulkHere = 0
 }
 
 // countBypass counts a value of cc that a skip passed by: NULLs not at
@@ -71,8 +93,8 @@ func (cc *cachedColumn) countBypass(raw []byte) {
 func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
 
 // flush adds the counts cc keeps itself to counts: its hits, and the values
-// skips and bulk rows passed by as bypasses, of its own table or, for the text-kind texts
-// that belong there, of the hashed text table.
+// its skip passed by in rows not passed in bulk as bypasses, of its own table
+// or, for the text-kind texts that belong there, of the hashed text table.
 func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 	if cc.hits|cc.bypassed == 0 {
 		return // a short result set's looked-up column (bypassedLong counts some of bypassed)
@@ -84,10 +106,10 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 }
 
 // nextBulk is Next for a row passed in bulk: stdlib's loop, which also
-// takes back the NULLs of cached columns from the bypasses startBulk
-// counted, where a NULL costs a test the loop makes anyway; the text-kind
-// texts that belong to the hashed table's counts first. (NextRow does the
-// same with countBulkRow.)
+// takes the NULLs of cached columns back from the bypasses countBulk counts,
+// where a NULL costs a test the loop makes anyway; the text-kind texts that
+// belong to the hashed table's counts first. (NextRow does the same with
+// countBulkRow.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 	r.countLongTexts(raws)
 	conv := r.plan.conv
@@ -109,18 +131,26 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 }
 
 // countLongTexts counts, in a row passed in bulk, the text-kind texts that
-// the packed text table does not take: startBulk counted them as its
+// the packed text table does not take: countBulk counts them as its
 // bypasses, and they are the hashed table's.
 func (r *Rows) countLongTexts(raws [][]byte) {
 	for _, i := range r.plan.bulkText {
 		if raw := raws[i]; !packable(raw) && raw != nil {
-			r.cached[r.cols[i].cachedIdx].bypassedLong++
+			r.countLong()
 		}
 	}
 }
 
+// countLong moves a bypass of a row passed in bulk from the packed text
+// table, where countBulk counts it, to the hashed one: a text-kind text of
+// more than 8 bytes.
+func (r *Rows) countLong() {
+	r.counts[tabText].Bypasses--
+	r.counts[tabLongText].Bypasses++
+}
+
 // uncountNulls takes the NULLs of a row passed in bulk, from column from
-// on, back from the bypasses startBulk counted.
+// on, back from the bypasses countBulk counts.
 func (r *Rows) uncountNulls(raws [][]byte, from int) {
 	for i := from; i < len(raws); i++ {
 		if raws[i] == nil {
@@ -130,9 +160,11 @@ func (r *Rows) uncountNulls(raws [][]byte, from int) {
 }
 
 // uncountNull takes a NULL in column i of a row passed in bulk back from the
-// bypasses startBulk counted, if the column is cached.
+// bypasses countBulk counts, if the column is cached. (The counts are
+// unsigned and may wrap below zero until countBulk adds the rows: the sum is
+// right when publish records it.)
 func (r *Rows) uncountNull(i int) {
 	if col := &r.cols[i]; col.kind != kindPlain {
-		r.cached[col.cachedIdx].bypassed--
+		r.counts[col.tab].Bypasses--
 	}
 }

@@ -204,8 +204,10 @@ type plan struct {
 	// have a wire route, which start each result set lazy (Rows.planLazy).
 	lazy []int32
 
-	// tabs has a bit for each table the columns may count in.
-	tabs uint16
+	// tabs has a bit for each table the columns may count in, and tabCols
+	// the number of cached columns of each (countBulk).
+	tabs    uint16
+	tabCols [numTables]uint16
 
 	// Go 1.27: some column but an hstore one has a wire route, which
 	// ScanColumn reads the row's wire values for (an hstore column's only
@@ -220,6 +222,7 @@ type plan struct {
 type columnPlan struct {
 	kind      columnKind
 	wire      wireKind // Go 1.27: how its uncached values are decoded for a direct route
+	tab       tableID  // a cached column's table, where its counts go
 	cachedIdx int32    // a cached column's index in Rows.cached
 }
 
@@ -285,7 +288,8 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 	if col.kind == kindPlain {
 		return
 	}
-	col.cachedIdx = int32(len(p.cached))
+	col.cachedIdx, col.tab = int32(len(p.cached)), tab
+	p.tabCols[tab]++
 	if col.kind != kindText {
 		p.bulkOther = append(p.bulkOther, int32(i))
 	}
@@ -326,12 +330,13 @@ func newCursor(c *Conn, p *plan) *Rows {
 
 // start readies r, newly planned (fresh) or kept from an earlier result set
 // of its plan, for the result set rows, whose first row has been read: no
-// bulk pass, no lazy column yet, and each cached column's reuse tracker as
-// the back-off's memory has it — a kept Rows' own, when the memory has
-// nothing newer (backoff.Ref.Start). (Its counts are zero since publish.)
+// lazy column yet, and each cached column's reuse tracker as the back-off's
+// memory has it — a kept Rows' own, with the bulk pass its last result set
+// left open, when the memory has nothing newer (backoff.Ref.Start). (Its
+// counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
-	r.bulkRows, r.inBulk, r.lazyCols = 0, false, false
+	r.lazyCols, r.dirty = false, false
 	// (Cells may hold the entries of a kept Rows' last row: the first row's
 	// advance overwrites them. Its counts went at publish, which also left
 	// every column not lazy and the number of them in a skip in
@@ -339,8 +344,10 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	if w := backoff.Writes(); fresh || w != r.memWrites {
 		// The memory may hold something newer than the kept trackers. (A
 		// kept Rows whose memory saw no write since its last start goes on
-		// with them all, as Start would.)
-		r.memWrites, r.backedOff = w, 0
+		// with them all, as Start would, and with a bulk pass its last
+		// result set left open.)
+		r.endBulk()
+		r.memWrites, r.backedOff, r.dirty = w, 0, true
 		for k := range r.cached {
 			cc := &r.cached[k]
 			if r.mem[k].Start(&cc.reuse, fresh) {
@@ -356,5 +363,6 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	} else {
 		r.backedOff = r.keptBackedOff
 	}
+	r.inBulk = r.bulkRows > 0
 	r.planLazy()
 }

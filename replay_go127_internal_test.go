@@ -30,3 +30,24 @@ func init() {
 		}
 	}})
 }
+
+func init() {
+	valueReaders = append(valueReaders, valueReader{"NextRow", func(r *Rows) ([][]any, error) {
+		var rows [][]any
+		for {
+			if err := r.NextRow(); err != nil {
+				if err == io.EOF {
+					return rows, nil
+				}
+				return rows, err
+			}
+			row := make([]any, len(r.cols))
+			for i := range row {
+				if err := r.ScanColumn(sqldriver.ScanContext{}, i, &row[i]); err != nil {
+					return rows, err
+				}
+			}
+			rows = append(rows, row)
+		}
+	}})
+}

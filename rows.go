@@ -46,11 +46,20 @@ type Rows struct {
 	// backedOff counts the cached columns in a skip (reuse.Skipping());
 	// advance adds one when a lookup's observe starts a skip. When that is
 	// all of them, advance passes the rows until the first skip ends in
-	// bulk: bulkRows of them are still to come, and inBulk says the
+	// bulk (bulk.go): bulkRows of them are still to come, in this result set
+	// or a later one, bulkHere this result set passed, and inBulk says the
 	// current row is one (it has no cached values).
 	backedOff int
 	bulkRows  int32
+	bulkHere  int32
 	inBulk    bool
+
+	// dirty says that the result set did more than pass rows in bulk since
+	// a start that kept the trackers (it looked a value up, has a lazy
+	// column, or start read the memory): publish then settles each column
+	// — its counts, its tracker's place in the memory, the pass — where
+	// otherwise the trackers are as the next result set starts them.
+	dirty bool
 
 	// The cached columns' slots in the back-off's memory (backoff.Ref) and
 	// the packed key of each one's last missed lookup, kept with a kept Rows
@@ -111,11 +120,11 @@ type cachedColumn struct {
 	reuse    backoff.Tracker
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
-	// Values (not NULL) that skips and bulk rows passed by, counted as
-	// bypasses when the result set is closed; bypassedLong are those of
-	// them that are text-kind texts the packed table does not take, which
-	// the hashed table counts. hits are the hits advance serves itself, in
-	// the column's own table.
+	// Values (not NULL) that its skip passed by in rows not passed in bulk,
+	// counted as bypasses when the result set is closed; bypassedLong are
+	// those of them that are text-kind texts the packed table does not
+	// take, which the hashed table counts. hits are the hits advance serves
+	// itself, in the column's own table.
 	bypassed, bypassedLong, hits uint64
 }
 
@@ -150,6 +159,7 @@ func (r *Rows) Close() error {
 // longer keeps to the back-off's memory, where the memory has nothing newer:
 // the progress of windows not yet judged.
 func (r *Rows) flushMemory() {
+	r.endBulk() // a pass its last result set left open
 	for k := range r.cached {
 		r.mem[k].Flush(&r.cached[k].reuse)
 	}
@@ -164,8 +174,19 @@ func (r *Rows) publish() {
 	if len(r.cached) == 0 {
 		return
 	}
-	// A bulk pass the result set ended in counted rows it did not have, and
-	// shortened skips by them.
+	if r.bulkHere != 0 {
+		r.countBulk()
+	}
+	if !r.dirty && keepPasses {
+		// Every row passed in bulk, after a start that kept the trackers:
+		// no tracker changed but by the pass, which the next result set
+		// goes on with (bulk.go), and the columns' own counts are zero.
+		r.keptBackedOff = r.backedOff
+		publishCounts(&r.counts, r.plan.tabs)
+		return
+	}
+	// A bulk pass the result set ended in shortened skips by rows it did
+	// not have.
 	r.endBulk()
 	n, cached := 0, r.cached
 	mem := r.mem[:len(cached)]
@@ -190,15 +211,17 @@ func (r *Rows) publish() {
 // cell.
 //
 // It returns the row's wire values. A row passed in bulk (inBulk) looks
-// nothing up: its caller counts the exceptions to the bypasses startBulk
-// counted, in nextBulk or NextRow.
+// nothing up: its caller counts the exceptions to the bypasses countBulk
+// counts, in nextBulk or NextRow.
 func (r *Rows) advance() (raws [][]byte, err error) {
 	if r.bulkRows > 0 {
-		// The rest of a bulk pass: no pending row, nothing to look up.
-		if !r.rows.Next() {
+		// The rest of a bulk pass, which may have started in an earlier
+		// result set: nothing to look up.
+		if !r.step() {
 			return nil, r.end()
 		}
 		r.bulkRows--
+		r.bulkHere++
 		return r.rows.RawValues(), nil
 	}
 	if !r.step() {
@@ -208,14 +231,16 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	if len(r.cached) == 0 {
 		return raws, nil
 	}
-	if r.bulkRows == 0 && r.backedOff == len(r.cached) {
+	if r.backedOff == len(r.cached) {
 		r.startBulk()
 	}
 	if r.inBulk = r.bulkRows > 0; r.inBulk {
 		// The first row of a bulk pass.
 		r.bulkRows--
+		r.bulkHere++
 		return raws, nil
 	}
+	r.dirty = true
 	cols, cached, vals := r.cols, r.cached, r.vals
 	lastMiss := r.lastMiss[:len(cached)]
 	for k := range cached {

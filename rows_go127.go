@@ -34,8 +34,9 @@ func (r *Rows) NextRow() error {
 		// such a row costs pgx's step and the count of its exceptions.
 		var raws [][]byte
 		var err error
-		if r.rows.Next() {
+		if r.step() {
 			r.bulkRows--
+			r.bulkHere++
 			raws = r.rows.RawValues()
 			if !r.plan.bulkPlain(raws) {
 				r.countBulkRow(raws)
@@ -59,7 +60,7 @@ func (r *Rows) NextRow() error {
 }
 
 // countBulkRow takes a row passed in bulk's exceptions back from the
-// bypasses startBulk counted (bulk.go): the NULLs of cached columns, and the
+// bypasses countBulk counts (bulk.go): the NULLs of cached columns, and the
 // text-kind texts that are the hashed table's. A text-kind value of 1 to 8
 // bytes, the common case, costs one length test; the other cached columns
 // are looked at only when the row has a NULL, where they are many
@@ -68,11 +69,10 @@ func (r *Rows) countBulkRow(raws [][]byte) {
 	p := r.plan
 	for _, i := range p.bulkText {
 		if raw := raws[i]; !packable(raw) {
-			cc := &r.cached[r.cols[i].cachedIdx]
 			if raw == nil {
-				cc.bypassed--
+				r.counts[tabText].Bypasses--
 			} else {
-				cc.bypassedLong++
+				r.countLong()
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func (r *Rows) countBulkRow(raws [][]byte) {
 	}
 	for _, i := range p.bulkOther {
 		if raws[i] == nil {
-			r.cached[r.cols[i].cachedIdx].bypassed--
+			r.counts[r.cols[i].tab].Bypasses--
 		}
 	}
 }
@@ -306,7 +306,7 @@ func (r *Rows) planLazy() {
 		if cc.reuse.Suspend(&r.mem[k]) {
 			r.backedOff++
 		}
-		r.lazyCols = true
+		r.lazyCols, r.dirty = true, true
 	}
 }
 
@@ -321,7 +321,7 @@ func (r *Rows) wantEntries(col *column, raw []byte) sqldriver.Value {
 		return nil
 	}
 	r.wakeLazy(cc)
-	cc.bypassed--
+	r.counts[cc.tab].Bypasses-- // counted in cc.bypassed or, in a row passed in bulk, by countBulk
 	r.sight(cc, col, raw)
 	return r.vals[cc.col]
 }
