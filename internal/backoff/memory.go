@@ -254,6 +254,11 @@ func Stats() (columns, skipping int) {
 	return columns, skipping
 }
 
+// SameSlot reports whether ref's column and o's share a slot of the
+// memory, which remembers one of them at a time: for tests that count the
+// columns it remembers.
+func (ref *Ref) SameSlot(o *Ref) bool { return ref.slot == o.slot }
+
 // Remembered returns the tracker the memory holds for ref's column, if
 // any, for tests that check what a result set left there.
 func (ref *Ref) Remembered() (t Tracker, ok bool) {
