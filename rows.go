@@ -241,9 +241,79 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		return raws, nil
 	}
 	r.dirty = true
+	// The common lookups end in this loop, which calls nothing, so that
+	// its state stays in registers: in a Quiet column (its lookup closes no
+	// window), a numeric or text-kind text of 4 to 8 bytes that packs, and
+	// hits or is seen for the first time in its slot — all the lookups of
+	// a row of repeating or of distinct such values. At its first other
+	// lookup (a NULL, a skip, a fixed-size kind, another length, a second
+	// sighting, a window's end) it hands the rest of the row to lookFrom,
+	// which makes every lookup from its start. (Sight stores nothing on a
+	// second sighting, so lookFrom sees it again and admits it.)
 	cols, cached, vals := r.cols, r.cached, r.vals
 	lastMiss := r.lastMiss[:len(cached)]
 	for k := range cached {
+		cc := &cached[k]
+		raw := raws[cc.col]
+		var key uint64
+		first := false
+		if cc.reuse.Quiet() && uint(len(raw))-4 <= 4 {
+			var packed bool
+			if key, packed = cache.PackMid(raw); packed {
+				switch cc.kind {
+				case kindNumeric:
+					if e, found := numericTable.Get(key); found {
+						cc.hits++
+						if directRoutes {
+							cols[cc.col].cell.num = e
+						} else {
+							vals[cc.col] = e.value
+						}
+						cc.hasEntry = true
+						cc.reuse.QuietHit()
+						continue
+					}
+					if first = !numericTable.Sight(key); first {
+						r.counts[tabNumeric].Misses++
+					}
+				case kindText:
+					if v, found := cc.table.Get(key); found {
+						cc.hits++
+						vals[cc.col] = v
+						cc.hasEntry = true
+						cc.reuse.QuietHit()
+						continue
+					}
+					if first = !cc.table.Sight(key); first {
+						r.counts[cc.tab].Misses++
+					}
+				}
+			}
+		}
+		if !first {
+			r.lookFrom(k, raws)
+			break
+		}
+		// A first sighting, which Sight recorded: the whole cost of a value
+		// of a column whose values do not repeat. The key is the column's
+		// last miss (see admit). Its miss is counted above, where a numeric
+		// one's table is a constant.
+		r.empty(cc)
+		lastMiss[k] = key
+		cc.reuse.QuietMiss()
+	}
+	return raws, nil
+}
+
+// lookFrom records one sighting of each cached column's value in raws from
+// column k on, whatever the case: advance's own loop hands it the rest of
+// the row at its first lookup that is not one of its common ones (see
+// there). A row of mixed kinds, NULLs or skips so costs one call more than
+// this loop alone.
+func (r *Rows) lookFrom(k int, raws [][]byte) {
+	cols, cached, vals := r.cols, r.cached, r.vals
+	lastMiss := r.lastMiss[:len(cached)]
+	for ; k < len(cached); k++ {
 		cc := &cached[k]
 		raw := raws[cc.col]
 		if cc.reuse.Skipping() || raw == nil {
@@ -332,7 +402,6 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			r.backedOff++
 		}
 	}
-	return raws, nil
 }
 
 // step moves to the next row: the one QueryContext read first, then pgx's.

@@ -209,6 +209,21 @@ func (t *Tracker) ObserveHit() (skipStarted bool) {
 	return t.count()
 }
 
+// Quiet reports whether the column is looked up (it is not in a skip) and
+// its next lookup cannot close its window. A caller may then count that
+// lookup with QuietMiss or QuietHit, which close nothing and so report
+// nothing: a loop of such lookups calls no function (pgcache's advance).
+func (t *Tracker) Quiet() bool { return t.skip <= 0 && t.left > 1 }
+
+// QuietMiss is ObserveMiss for a Quiet column.
+func (t *Tracker) QuietMiss() { t.left-- }
+
+// QuietHit is ObserveHit for a Quiet column.
+func (t *Tracker) QuietHit() {
+	t.hits++
+	t.left--
+}
+
 // ObserveMiss is Observe(Missed), small enough to inline in a caller's
 // miss path.
 func (t *Tracker) ObserveMiss() (skipStarted bool) { return t.count() }

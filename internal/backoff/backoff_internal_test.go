@@ -282,3 +282,61 @@ func TestReuseTracker(t *testing.T) {
 		}
 	})
 }
+
+// TestQuietMatchesObserve: the Quiet path advance takes for most lookups
+// leaves a tracker exactly as ObserveMiss and ObserveHit do, and is offered
+// only where those would start no skip, over streams that open and close
+// many windows and skips.
+func TestQuietMatchesObserve(t *testing.T) {
+	streams := map[string]func(i int) bool{
+		"distinct":      func(int) bool { return false },
+		"repeating":     func(i int) bool { return i%3 != 0 },
+		"turns":         func(i int) bool { return (i/20_000)%2 == 1 },
+		"sparse hits":   func(i int) bool { return i%97 == 0 },
+		"bursts":        func(i int) bool { return (i/700)%5 == 0 },
+		"every eighth":  func(i int) bool { return i%8 == 0 },
+		"late repeater": func(i int) bool { return i > 60_000 },
+	}
+	for name, hit := range streams {
+		t.Run(name, func(t *testing.T) {
+			quiet, plain := New(), New()
+			quietOnes := 0
+			for i := range 200_000 {
+				if plain.skipping() {
+					if !quiet.skipping() {
+						t.Fatalf("lookup %d: the trackers disagree on the skip", i)
+					}
+					continue
+				}
+				var started bool
+				wasQuiet := quiet.Quiet()
+				if hit(i) {
+					started = plain.ObserveHit()
+				} else {
+					started = plain.ObserveMiss()
+				}
+				if wasQuiet {
+					quietOnes++
+					if started {
+						t.Fatalf("lookup %d: a Quiet lookup started a skip", i)
+					}
+					if hit(i) {
+						quiet.QuietHit()
+					} else {
+						quiet.QuietMiss()
+					}
+				} else if hit(i) {
+					quiet.ObserveHit()
+				} else {
+					quiet.ObserveMiss()
+				}
+				if quiet != plain {
+					t.Fatalf("lookup %d: Quiet path %+v, Observe path %+v", i, quiet, plain)
+				}
+			}
+			if quietOnes == 0 {
+				t.Fatal("no lookup took the Quiet path")
+			}
+		})
+	}
+}
