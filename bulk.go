@@ -35,6 +35,7 @@ var keepPasses = true
 // The columns' skips are shortened by the n rows until the shortest ends,
 // and the cells, which may hold the previous row's entries, are emptied.
 func (r *Rows) startBulk() {
+	r.touched = true
 	n := r.cached[0].reuse.SkipLeft()
 	for k := range r.cached {
 		n = min(n, r.cached[k].reuse.SkipLeft())
@@ -56,6 +57,7 @@ func (r *Rows) endBulk() {
 	if left == 0 {
 		return
 	}
+	r.touched = true
 	for k := range r.cached {
 		if r.cached[k].reuse.UnskipRows(left) {
 			r.backedOff++

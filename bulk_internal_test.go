@@ -48,6 +48,7 @@ type partState struct {
 	bulkRows int               // rows the result set passed in bulk
 	carried  bool              // it went on with a pass an earlier result set started
 	open     bool              // it left a pass open
+	quiet    bool              // it looked values up by Quiet lookups only (see Rows.touched)
 }
 
 // tableCounts is the traffic of every table so far (zero for a table not
@@ -104,6 +105,7 @@ func readInParts(t *testing.T, c *Conn, rec *replayRows, reader valueReader, see
 			t.Fatalf("%s: %v", reader.name, err)
 		}
 		bulk0 := r.bulkHere
+		st.quiet = r.dirty && !r.touched && r.bulkHere == 0
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -195,5 +197,59 @@ func TestKeptBulkPass(t *testing.T) {
 			}
 		}
 		done()
+	}
+}
+
+// TestQuietPublish: a result set whose lookups were all advance's Quiet
+// ones, which publish closes without settling each column (Rows.touched),
+// leaves the same counts in every table, the same trackers and the same
+// memory as one settled column by column. The columns: a numeric of 200
+// values, one of 3000 values in turn (seen for the first time, then
+// admitted, then hit) and a short repeating text, all of 4 to 8 bytes and
+// never NULL, so that most short result sets are looked up by Quiet lookups
+// only; 60000 rows, enough for many windows.
+func TestQuietPublish(t *testing.T) {
+	defer ResetCache()
+	defer func() { quietPublish = true }()
+	c, done := rawConn(t, "")
+	defer done()
+	rec := record(t, c, `select (g % 200 + 1000)::numeric as rep, (g % 3000 * 10 + 100003)::numeric as cycle,
+		(g % 50 + 10000)::text as short
+		from generate_series(1, 60000) g`)
+	for _, reader := range valueReaders {
+		quietPublish = true
+		fast := readInParts(t, c, rec, reader, 11)
+		quietPublish = false
+		settled := readInParts(t, c, rec, reader, 11)
+		c.dropKept()
+		if len(fast) != len(settled) {
+			t.Fatalf("%s: %d and %d result sets", reader.name, len(fast), len(settled))
+		}
+		quiet := 0
+		for i := range fast {
+			a, b := &fast[i], &settled[i]
+			if a.quiet != b.quiet {
+				t.Fatalf("%s: result set %d quiet %v, and %v when settled", reader.name, i, a.quiet, b.quiet)
+			}
+			if a.quiet {
+				quiet++
+			}
+			if !reflect.DeepEqual(a.rows, b.rows) {
+				t.Fatalf("%s: result set %d reads %v, want %v", reader.name, i, a.rows, b.rows)
+			}
+			if a.counts != b.counts {
+				t.Fatalf("%s: result set %d counts %v, want %v", reader.name, i, a.counts, b.counts)
+			}
+			if !reflect.DeepEqual(a.trackers, b.trackers) {
+				t.Fatalf("%s: after result set %d the trackers are %+v, want %+v", reader.name, i, a.trackers, b.trackers)
+			}
+			if !reflect.DeepEqual(a.memory, b.memory) {
+				t.Fatalf("%s: the connection dropped the Rows after result set %d, and the memory has %+v, want %+v", reader.name, i, a.memory, b.memory)
+			}
+		}
+		t.Logf("%s: %d result sets, %d of them quiet", reader.name, len(fast), quiet)
+		if quiet < len(fast)/4 {
+			t.Errorf("%s: %d of %d result sets quiet; the test no longer tests what it is for", reader.name, quiet, len(fast))
+		}
 	}
 }

@@ -336,7 +336,7 @@ func newCursor(c *Conn, p *plan) *Rows {
 // counts are zero since publish.)
 func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 	r.rows, r.pending, r.pendingMore, r.published = rows, true, more, false
-	r.lazyCols, r.dirty = false, false
+	r.lazyCols, r.dirty, r.touched = false, false, false
 	// (Cells may hold the entries of a kept Rows' last row: the first row's
 	// advance overwrites them. Its counts went at publish, which also left
 	// every column not lazy and the number of them in a skip in
@@ -347,7 +347,7 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 		// with them all, as Start would, and with a bulk pass its last
 		// result set left open.)
 		r.endBulk()
-		r.memWrites, r.backedOff, r.dirty = w, 0, true
+		r.memWrites, r.backedOff, r.dirty, r.touched = w, 0, true, true
 		for k := range r.cached {
 			cc := &r.cached[k]
 			if r.mem[k].Start(&cc.reuse, fresh) {

@@ -60,6 +60,13 @@ type Rows struct {
 	// — its counts, its tracker's place in the memory, the pass — where
 	// otherwise the trackers are as the next result set starts them.
 	dirty bool
+	// touched says that something other than advance's Quiet lookups (a
+	// hit or first sighting that closes no window) changed a tracker, or
+	// may have, since start: lookFrom ran, start read the memory, a column
+	// is lazy or woke, or a bulk pass started or ended. Without it, publish
+	// has no window's end to remember, no skip to count and no column to
+	// wake, and counts only the hits.
+	touched bool
 
 	// The cached columns' slots in the back-off's memory (backoff.Ref) and
 	// the packed key of each one's last missed lookup, kept with a kept Rows
@@ -123,8 +130,9 @@ type cachedColumn struct {
 	// Values (not NULL) that its skip passed by in rows not passed in bulk,
 	// counted as bypasses when the result set is closed; bypassedLong are
 	// those of them that are text-kind texts the packed table does not
-	// take, which the hashed table counts. hits are the hits advance serves
-	// itself, in the column's own table.
+	// take, which the hashed table counts. hits are the hits lookFrom serves
+	// itself, in the column's own table (advance's own loop counts its hits
+	// in Rows.counts directly).
 	bypassed, bypassedLong, hits uint64
 }
 
@@ -165,6 +173,10 @@ func (r *Rows) flushMemory() {
 	}
 }
 
+// quietPublish lets publish close a result set of Quiet lookups only
+// without settling each column. Tests turn it off to compare.
+var quietPublish = true
+
 // publish adds this result set's counts to the tables' counters, once.
 func (r *Rows) publish() {
 	if r.published {
@@ -172,6 +184,15 @@ func (r *Rows) publish() {
 	}
 	r.published = true
 	if len(r.cached) == 0 {
+		return
+	}
+	if r.dirty && !r.touched && r.bulkHere == 0 && quietPublish {
+		// Rows looked up, and only by advance's Quiet lookups, which count
+		// in r.counts: no window ended, no skip started or ended, every
+		// column was looked up on the last row (so none skips) and none is
+		// lazy. Close would write nothing to the memory.
+		r.keptBackedOff = 0
+		publishCounts(&r.counts, r.plan.tabs)
 		return
 	}
 	if r.bulkHere != 0 {
@@ -263,7 +284,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 				switch cc.kind {
 				case kindNumeric:
 					if e, found := numericTable.Get(key); found {
-						cc.hits++
+						r.counts[tabNumeric].Hits++
 						if directRoutes {
 							cols[cc.col].cell.num = e
 						} else {
@@ -278,7 +299,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 					}
 				case kindText:
 					if v, found := cc.table.Get(key); found {
-						cc.hits++
+						r.counts[cc.tab].Hits++
 						vals[cc.col] = v
 						cc.hasEntry = true
 						cc.reuse.QuietHit()
@@ -311,6 +332,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 // there). A row of mixed kinds, NULLs or skips so costs one call more than
 // this loop alone.
 func (r *Rows) lookFrom(k int, raws [][]byte) {
+	r.touched = true
 	cols, cached, vals := r.cols, r.cached, r.vals
 	lastMiss := r.lastMiss[:len(cached)]
 	for ; k < len(cached); k++ {
@@ -436,6 +458,7 @@ func (r *Rows) endLazy() {
 // pass, which a lazy column's skip may make last to the end of the result
 // set, ends after the current row.
 func (r *Rows) wakeLazy(cc *cachedColumn) {
+	r.touched = true
 	r.endBulk()
 	cc.lazy = false
 	if cc.reuse.Resume() {

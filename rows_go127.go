@@ -306,7 +306,7 @@ func (r *Rows) planLazy() {
 		if cc.reuse.Suspend(&r.mem[k]) {
 			r.backedOff++
 		}
-		r.lazyCols, r.dirty = true, true
+		r.lazyCols, r.dirty, r.touched = true, true, true
 	}
 }
 
