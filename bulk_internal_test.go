@@ -2,6 +2,7 @@ package pgcache
 
 import (
 	sqldriver "database/sql/driver"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"reflect"
@@ -136,6 +137,25 @@ func readInParts(t *testing.T, c *Conn, rec *replayRows, reader valueReader, see
 	return parts
 }
 
+// sameParts fails the test unless result set i left the same in a as in b:
+// its values, its counts, the trackers, and the memory if the connection
+// dropped the Rows after it.
+func sameParts(t *testing.T, name string, i int, a, b *partState) {
+	t.Helper()
+	if !reflect.DeepEqual(a.rows, b.rows) {
+		t.Fatalf("%s: result set %d reads %v, want %v", name, i, a.rows, b.rows)
+	}
+	if a.counts != b.counts {
+		t.Fatalf("%s: result set %d counts %v, want %v", name, i, a.counts, b.counts)
+	}
+	if !reflect.DeepEqual(a.memory, b.memory) {
+		t.Fatalf("%s: the connection dropped the Rows after result set %d, and the memory has %+v, want %+v", name, i, a.memory, b.memory)
+	}
+	if !reflect.DeepEqual(a.trackers, b.trackers) {
+		t.Fatalf("%s: after result set %d the trackers are %+v, want %+v", name, i, a.trackers, b.trackers)
+	}
+}
+
 // TestKeptBulkPass: a bulk pass that a kept Rows carries on into its next
 // result sets (bulk.go) changes nothing but what a result set costs. Read
 // as result sets of a few rows, and now and then a long one, the same rows
@@ -171,18 +191,7 @@ func TestKeptBulkPass(t *testing.T) {
 			carried, bulk, dropped := 0, 0, 0
 			for i := range kept {
 				a, b := &kept[i], &settled[i]
-				if !reflect.DeepEqual(a.rows, b.rows) {
-					t.Fatalf("%q %s: result set %d reads %v, want %v", opts, reader.name, i, a.rows, b.rows)
-				}
-				if a.counts != b.counts {
-					t.Fatalf("%q %s: result set %d counts %v, want %v", opts, reader.name, i, a.counts, b.counts)
-				}
-				if !reflect.DeepEqual(a.memory, b.memory) {
-					t.Fatalf("%q %s: the connection dropped the Rows after result set %d, and the memory has %+v, want %+v", opts, reader.name, i, a.memory, b.memory)
-				}
-				if !reflect.DeepEqual(a.trackers, b.trackers) {
-					t.Fatalf("%q %s: after result set %d the trackers are %+v, want %+v", opts, reader.name, i, a.trackers, b.trackers)
-				}
+				sameParts(t, fmt.Sprintf("%q %s", opts, reader.name), i, a, b)
 				if a.carried {
 					carried++
 				}
@@ -234,18 +243,7 @@ func TestQuietPublish(t *testing.T) {
 			if a.quiet {
 				quiet++
 			}
-			if !reflect.DeepEqual(a.rows, b.rows) {
-				t.Fatalf("%s: result set %d reads %v, want %v", reader.name, i, a.rows, b.rows)
-			}
-			if a.counts != b.counts {
-				t.Fatalf("%s: result set %d counts %v, want %v", reader.name, i, a.counts, b.counts)
-			}
-			if !reflect.DeepEqual(a.trackers, b.trackers) {
-				t.Fatalf("%s: after result set %d the trackers are %+v, want %+v", reader.name, i, a.trackers, b.trackers)
-			}
-			if !reflect.DeepEqual(a.memory, b.memory) {
-				t.Fatalf("%s: the connection dropped the Rows after result set %d, and the memory has %+v, want %+v", reader.name, i, a.memory, b.memory)
-			}
+			sameParts(t, reader.name, i, a, b)
 		}
 		t.Logf("%s: %d result sets, %d of them quiet", reader.name, len(fast), quiet)
 		if quiet < len(fast)/4 {
