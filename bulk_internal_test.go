@@ -137,6 +137,21 @@ func readInParts(t *testing.T, c *Conn, rec *replayRows, reader valueReader, see
 	return parts
 }
 
+// readTwice is readInParts with *flag set (on) and then cleared (off), the
+// same result sets for both, and the Rows dropped after.
+func readTwice(t *testing.T, c *Conn, rec *replayRows, reader valueReader, seed uint64, flag *bool) (on, off []partState) {
+	t.Helper()
+	*flag = true
+	on = readInParts(t, c, rec, reader, seed)
+	*flag = false
+	off = readInParts(t, c, rec, reader, seed)
+	c.dropKept()
+	if len(on) != len(off) {
+		t.Fatalf("%s: %d and %d result sets", reader.name, len(on), len(off))
+	}
+	return on, off
+}
+
 // sameParts fails the test unless result set i left the same in a as in b:
 // its values, its counts, the trackers, and the memory if the connection
 // dropped the Rows after it.
@@ -180,14 +195,7 @@ func TestKeptBulkPass(t *testing.T) {
 			g::int8 as id
 			from generate_series(1, 140000) g`)
 		for _, reader := range valueReaders {
-			keepPasses = true
-			kept := readInParts(t, c, rec, reader, 7)
-			keepPasses = false
-			settled := readInParts(t, c, rec, reader, 7)
-			c.dropKept()
-			if len(kept) != len(settled) {
-				t.Fatalf("%q %s: %d and %d result sets", opts, reader.name, len(kept), len(settled))
-			}
+			kept, settled := readTwice(t, c, rec, reader, 7, &keepPasses)
 			carried, bulk, dropped := 0, 0, 0
 			for i := range kept {
 				a, b := &kept[i], &settled[i]
@@ -226,14 +234,7 @@ func TestQuietPublish(t *testing.T) {
 		(g % 50 + 10000)::text as short
 		from generate_series(1, 60000) g`)
 	for _, reader := range valueReaders {
-		quietPublish = true
-		fast := readInParts(t, c, rec, reader, 11)
-		quietPublish = false
-		settled := readInParts(t, c, rec, reader, 11)
-		c.dropKept()
-		if len(fast) != len(settled) {
-			t.Fatalf("%s: %d and %d result sets", reader.name, len(fast), len(settled))
-		}
+		fast, settled := readTwice(t, c, rec, reader, 11, &quietPublish)
 		quiet := 0
 		for i := range fast {
 			a, b := &fast[i], &settled[i]
