@@ -65,7 +65,7 @@ type Rows struct {
 	// may have, since start: lookFrom ran, start read the memory, a column
 	// is lazy or woke, or a bulk pass started or ended. Without it, publish
 	// has no window's end to remember, no skip to count and no column to
-	// wake, and counts only the hits.
+	// wake, and only adds the counts.
 	touched bool
 
 	// The cached columns' slots in the back-off's memory (backoff.Ref) and
