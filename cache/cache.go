@@ -110,9 +110,6 @@ const (
 	// zeroSlot is the slot of key 0 in a Short and of hash 0 in a Long, the
 	// one slot whose sentinel must carry another key.
 	zeroSlot = 0
-
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
 )
 
 // shortSlot returns the slot of a packed key: the top slotBits bits of
@@ -123,9 +120,12 @@ func shortSlot(key uint64) uint64 {
 
 // Pack packs a text of 1 to [MaxShortKey] bytes into a non-zero key: the bytes
 // little-endian, zero padded. ok is false, and key 0, for an empty text, a text
-// longer than MaxShortKey bytes or one containing a NUL byte; zero padding would
-// otherwise give "1" and "1\x00" the same key. Distinct texts that Pack accepts
-// get distinct keys. Pack neither retains nor modifies b and does not allocate.
+// longer than MaxShortKey bytes or one whose last byte is NUL; zero padding
+// would otherwise give "1" and "1\x00" the same key. Distinct texts that Pack
+// accepts get distinct keys: a key's highest non-zero byte is its text's last,
+// so the key gives the text's length and then its bytes. (NUL bytes before
+// the last are accepted; PostgreSQL's texts have none anyway.) Pack neither
+// retains nor modifies b and does not allocate.
 func Pack(b []byte) (key uint64, ok bool) {
 	switch n := uint(len(b)); {
 	case n-4 <= 4:
@@ -143,30 +143,22 @@ func Pack(b []byte) (key uint64, ok bool) {
 func PackMid(b []byte) (key uint64, ok bool) {
 	// Two 4-byte loads that overlap when n < 8.
 	n := uint(len(b))
-	key = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4))
-	if !noNUL(key, n) {
+	hi := binary.LittleEndian.Uint32(b[n-4:]) // its top byte is the text's last
+	if hi < 1<<24 {
 		return 0, false
 	}
-	return key, true
+	return uint64(binary.LittleEndian.Uint32(b)) | uint64(hi)<<(8*(n-4)), true
 }
 
 // packTiny is [Pack] for a text of 1 to 3 bytes.
 func packTiny(b []byte) (key uint64, ok bool) {
 	// The first, middle and last byte, some of them the same.
 	n := uint(len(b))
-	key = uint64(b[0]) | uint64(b[n/2])<<(8*(n/2)) | uint64(b[n-1])<<(8*(n-1))
-	if !noNUL(key, n) {
+	last := b[n-1]
+	if last == 0 {
 		return 0, false
 	}
-	return key, true
-}
-
-// noNUL reports whether none of the n low bytes of key is zero: it sets
-// every padding byte to 1 so that only the text's bytes can be zero, then
-// applies the usual has-zero-byte test. (A shift by 64 is 0 in Go.)
-func noNUL(key uint64, n uint) bool {
-	x := key | ones<<(8*n)
-	return (x-ones)&^x&highs == 0
+	return uint64(b[0]) | uint64(b[n/2])<<(8*(n/2)) | uint64(last)<<(8*(n-1)), true
 }
 
 // PackString is [Pack] for a string: it returns the same result as

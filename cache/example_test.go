@@ -16,7 +16,7 @@ func Example() {
 
 	decode := func(text string) *float64 {
 		key, ok := cache.PackString(text)
-		if !ok { // too long, or a NUL byte: decode without the cache
+		if !ok { // too long, or ending in a NUL byte: decode without the cache
 			counts.Bypasses++
 			f, _ := strconv.ParseFloat(text, 64)
 			return &f

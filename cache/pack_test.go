@@ -15,7 +15,7 @@ import (
 
 // packLoop is the obvious definition of Pack, byte by byte.
 func packLoop(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > cache.MaxShortKey || bytes.IndexByte(b, 0) >= 0 {
+	if len(b) == 0 || len(b) > cache.MaxShortKey || b[len(b)-1] == 0 {
 		return 0, false
 	}
 	var key uint64
@@ -42,10 +42,13 @@ var testPacks = []struct {
 	{"\xff\xff\xff\xff\xff\xff\xff\xff", 0xffffffffffffffff, true},
 	{"123456789", 0, false},
 	{"NaN", 0x4e614e, true},
-	{"1\x00", 0, false},
+	{"1\x00", 0, false}, // a last NUL: the same key as "1" otherwise
 	{"\x00", 0, false},
-	{"\x001", 0, false},
+	{"\x001", 0x3100, true}, // an earlier NUL is kept apart by the last byte
+	{"1\x002", 0x320031, true},
 	{"1234567\x00", 0, false},
+	{"123\x00567\x00", 0, false},
+	{"\x00\x00\x00\x00\x00\x00\x001", 0x3100000000000000, true},
 	{"\x801", 0x3180, true}, // 0x80 bytes must not trip the NUL test
 	{"\x01\x01\x01\x01\x01\x01\x01\x01", ones, true},
 }
@@ -68,7 +71,8 @@ func TestPack(t *testing.T) {
 }
 
 // TestPackLengths covers every length 0..9, a NUL byte at each position of
-// each length, and bytes that are 0x80 or 0xff next to the NUL.
+// each length, and bytes that are 0x80 or 0xff next to the NUL. Only a NUL
+// in the last position is refused.
 func TestPackLengths(t *testing.T) {
 	for n := 0; n <= cache.MaxShortKey+1; n++ {
 		for _, fill := range []byte{'7', 0x01, 0x80, 0xff} {
@@ -80,8 +84,8 @@ func TestPackLengths(t *testing.T) {
 			for nul := 0; nul < n; nul++ {
 				withNUL := bytes.Clone(text)
 				withNUL[nul] = 0
-				if _, ok := cache.Pack(withNUL); ok {
-					t.Errorf("Pack(%q) accepted a NUL at %d", withNUL, nul)
+				if _, ok := cache.Pack(withNUL); ok != (withNUL[n-1] != 0 && n <= cache.MaxShortKey) {
+					t.Errorf("Pack(%q) with a NUL at %d of %d: ok %v", withNUL, nul, n, ok)
 				}
 				check(t, withNUL)
 			}
@@ -138,9 +142,37 @@ func TestPackDistinct(t *testing.T) {
 			add(string(byte(c)) + strings.Repeat("\x01", n-1))
 		}
 	}
+	// Every text of up to 4 bytes over an alphabet with NUL, 0x01, 0x80 and
+	// 0xff: NULs anywhere but last are accepted and must not collide.
+	alphabet := []byte{0, 1, '5', 0x80, 0xff}
+	var grow func(prefix []byte)
+	grow = func(prefix []byte) {
+		add(string(prefix))
+		if len(prefix) < 4 {
+			for _, c := range alphabet {
+				grow(append(prefix, c))
+			}
+		}
+	}
+	grow(nil)
 	if len(seen) < 60000 {
 		t.Fatalf("only %d texts packed", len(seen))
 	}
+}
+
+// FuzzPackDistinct requires two texts that Pack accepts with the same key
+// to be the same text.
+func FuzzPackDistinct(f *testing.F) {
+	f.Add([]byte("1"), []byte("1\x00"))
+	f.Add([]byte("\x001"), []byte("1"))
+	f.Add([]byte("12.5"), []byte("12.50"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ka, oka := cache.Pack(a)
+		kb, okb := cache.Pack(b)
+		if oka && okb && ka == kb && !bytes.Equal(a, b) {
+			t.Errorf("Pack(%q) and Pack(%q) both give %#x", a, b, ka)
+		}
+	})
 }
 
 func FuzzPack(f *testing.F) {

@@ -17,7 +17,7 @@ type Counts struct {
 	Hits       uint64 // lookups that found the value
 	Misses     uint64 // lookups that did not, and did not admit
 	Admissions uint64 // lookups that did not, and built and put the value
-	Bypasses   uint64 // values not looked up because no table takes them (too long, NUL byte, ...)
+	Bypasses   uint64 // values not looked up because no table takes them (too long, a last byte NUL, ...)
 }
 
 // String formats c as {hits 3, misses 1, admissions 1, bypasses 0}.
