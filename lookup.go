@@ -5,6 +5,7 @@ import (
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/decode"
+	"github.com/pgcache/pgcache/internal/box"
 	"github.com/pgcache/pgcache/internal/backoff"
 )
 
@@ -307,5 +308,7 @@ func buildValue(raw []byte, conv func([]byte) (sqldriver.Value, error)) (sqldriv
 	if err != nil {
 		return nil, false
 	}
-	return v, true
+	// An entry keeps its value for as long as it stays in the table: a
+	// value of its own, not one of a conversion's slab (box.Alone).
+	return box.Alone(v), true
 }

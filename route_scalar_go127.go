@@ -91,7 +91,7 @@ func intAny(_ sqldriver.ScanContext, v int64, boxed sqldriver.Value, p unsafe.Po
 	if p == nil {
 		return false, nil
 	}
-	*(*any)(p) = box(boxed, v)
+	*(*any)(p) = boxOr(boxed, v)
 	return true, nil
 }
 
@@ -160,7 +160,7 @@ func intBytes(_ sqldriver.ScanContext, v int64, _ sqldriver.Value, p unsafe.Poin
 }
 
 func intRawBytes(scanCtx sqldriver.ScanContext, v int64, boxed sqldriver.Value, p unsafe.Pointer) (bool, error) {
-	return rawBytes(scanCtx, box(boxed, v), p)
+	return rawBytes(scanCtx, boxOr(boxed, v), p)
 }
 
 // The float routes: a float64 driver value. (float32 is left to
@@ -187,7 +187,7 @@ func floatAny(_ sqldriver.ScanContext, v float64, boxed sqldriver.Value, p unsaf
 	if p == nil {
 		return false, nil
 	}
-	*(*any)(p) = box(boxed, v)
+	*(*any)(p) = boxOr(boxed, v)
 	return true, nil
 }
 
@@ -200,7 +200,7 @@ func floatString(_ sqldriver.ScanContext, v float64, _ sqldriver.Value, p unsafe
 }
 
 func floatRawBytes(scanCtx sqldriver.ScanContext, v float64, boxed sqldriver.Value, p unsafe.Pointer) (bool, error) {
-	return rawBytes(scanCtx, box(boxed, v), p)
+	return rawBytes(scanCtx, boxOr(boxed, v), p)
 }
 
 // The bool routes: a bool driver value.
@@ -225,7 +225,7 @@ func boolAny(v bool, boxed sqldriver.Value, p unsafe.Pointer) bool {
 	if p == nil {
 		return false
 	}
-	*(*any)(p) = box(boxed, v)
+	*(*any)(p) = boxOr(boxed, v)
 	return true
 }
 
@@ -252,7 +252,7 @@ func timeAny(_ sqldriver.ScanContext, v time.Time, boxed sqldriver.Value, p unsa
 	if p == nil {
 		return false, nil
 	}
-	*(*any)(p) = box(boxed, v)
+	*(*any)(p) = boxOr(boxed, v)
 	return true, nil
 }
 
@@ -265,5 +265,5 @@ func timeString(_ sqldriver.ScanContext, v time.Time, _ sqldriver.Value, p unsaf
 }
 
 func timeRawBytes(scanCtx sqldriver.ScanContext, v time.Time, boxed sqldriver.Value, p unsafe.Pointer) (bool, error) {
-	return rawBytes(scanCtx, box(boxed, v), p)
+	return rawBytes(scanCtx, boxOr(boxed, v), p)
 }

@@ -136,8 +136,8 @@ func typeWordOf[T any]() unsafe.Pointer {
 	return typeWord(z)
 }
 
-// box returns boxed, or v boxed when boxed is nil.
-func box[T any](boxed sqldriver.Value, v T) sqldriver.Value {
+// boxOr returns boxed, or v boxed when boxed is nil.
+func boxOr[T any](boxed sqldriver.Value, v T) sqldriver.Value {
 	if boxed != nil {
 		return boxed
 	}

@@ -63,7 +63,7 @@ func textBytes(_ sqldriver.ScanContext, s string, _ sqldriver.Value, p unsafe.Po
 // textRawBytes boxes a view of the wire bytes (one allocation): database/sql
 // copies the text into its buffer at once.
 func textRawBytes(scanCtx sqldriver.ScanContext, s string, boxed sqldriver.Value, p unsafe.Pointer) (bool, error) {
-	return rawBytes(scanCtx, box(boxed, s), p)
+	return rawBytes(scanCtx, boxOr(boxed, s), p)
 }
 
 func textSigned[T signed](_ sqldriver.ScanContext, s string, _ sqldriver.Value, p unsafe.Pointer) (bool, error) {

@@ -10,11 +10,39 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgcache/pgcache/internal/box"
 )
 
+// stringPlan is the type word of pgx's scan plan of a text into a string,
+// which is string(src) (pgtype's scanPlanString).
+var stringPlan = typeWord(pgtype.NewMap().PlanScan(pgtype.TextOID, pgtype.TextFormatCode, new(string)))
+
 // textValue is stdlib's conversion of a text-format column pgx has no
-// natural Go type for: the text itself.
-func textValue(src []byte) (sqldriver.Value, error) { return string(src), nil }
+// natural Go type for: the text itself, boxed in one allocation
+// (box.String) where Go's conversion makes two.
+func textValue(src []byte) (sqldriver.Value, error) { return box.String(src), nil }
+
+// intValue is v as a driver value, boxed SlabLen to an allocation; a value
+// under 256 needs no allocation at all, as in Go's own conversion.
+func intValue(s *box.Slab[int64], v int64) sqldriver.Value {
+	if uint64(v) < 256 {
+		return v
+	}
+	return s.Box(v)
+}
+
+// timeValue is pgtype's Date, Timestamp and Timestamptz Value, with the
+// time boxed SlabLen to an allocation.
+func timeValue(s *box.Slab[time.Time], valid bool, inf pgtype.InfinityModifier, t time.Time) sqldriver.Value {
+	if !valid {
+		return nil
+	}
+	if inf != pgtype.Finite {
+		return inf.String()
+	}
+	return s.Box(t)
+}
 
 // wireKind names a plain column's decoding on Go 1.27's direct routes
 // (rows_go127.go): what its wire bytes are, when decoding them by hand gives
@@ -73,47 +101,53 @@ func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
 		}
 	case pgtype.DateOID:
 		var d pgtype.Date
+		var s box.Slab[time.Time]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			if err := plan.Scan(src, &d); err != nil {
 				return nil, err
 			}
-			return d.Value()
+			return timeValue(&s, d.Valid, d.InfinityModifier, d.Time), nil
 		}
 	case pgtype.Float4OID:
 		var d float32
+		var s box.Slab[float64]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
-			return float64(d), err
+			return s.Box(float64(d)), err
 		}
 	case pgtype.Float8OID:
 		var d float64
+		var s box.Slab[float64]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
-			return d, err
+			return s.Box(d), err
 		}
 	case pgtype.Int2OID:
 		var d int16
+		var s box.Slab[int64]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
-			return int64(d), err
+			return intValue(&s, int64(d)), err
 		}
 	case pgtype.Int4OID:
 		var d int32
+		var s box.Slab[int64]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
-			return int64(d), err
+			return intValue(&s, int64(d)), err
 		}
 	case pgtype.Int8OID:
 		var d int64
+		var s box.Slab[int64]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
-			return d, err
+			return intValue(&s, d), err
 		}
 	case pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID:
 		var d []byte
@@ -126,25 +160,31 @@ func plainValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
 		}
 	case pgtype.TimestampOID:
 		var d pgtype.Timestamp
+		var s box.Slab[time.Time]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			if err := plan.Scan(src, &d); err != nil {
 				return nil, err
 			}
-			return d.Value()
+			return timeValue(&s, d.Valid, d.InfinityModifier, d.Time), nil
 		}
 	case pgtype.TimestamptzOID:
 		var d pgtype.Timestamptz
+		var s box.Slab[time.Time]
 		plan := m.PlanScan(oid, format, &d)
 		return func(src []byte) (sqldriver.Value, error) {
 			if err := plan.Scan(src, &d); err != nil {
 				return nil, err
 			}
-			return d.Value()
+			return timeValue(&s, d.Valid, d.InfinityModifier, d.Time), nil
 		}
 	default:
 		var d string
 		plan := m.PlanScan(oid, format, &d)
+		if typeWord(plan) == stringPlan {
+			// pgx's plan of a text into a string: string(src).
+			return textValue
+		}
 		return func(src []byte) (sqldriver.Value, error) {
 			err := plan.Scan(src, &d)
 			return d, err

@@ -3,6 +3,7 @@ package pgcache_test
 import (
 	"database/sql"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pgcache/pgcache"
 	"github.com/pgcache/pgcache/driver"
+	"github.com/pgcache/pgcache/internal/box"
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
@@ -332,8 +334,41 @@ func TestTypesChurnBacksOff(t *testing.T) {
 }
 
 // allocsPerRow measures rows.Next + rows.Scan into dest, after the first ten
-// rows (the miss and the admission).
+// rows (the miss and the admission): whole allocations per row, rounded
+// down, as testing.AllocsPerRun counts them.
 func allocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
+	t.Helper()
+	var n float64
+	readRows(t, db, query, dest, func(step func()) { n = testing.AllocsPerRun(2000, step) })
+	return n
+}
+
+// exactAllocsPerRow is allocsPerRow unrounded: a fraction for a conversion
+// that boxes its values many to an allocation (internal/box's Slab).
+func exactAllocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
+	t.Helper()
+	const rows = 3200 // a multiple of box.SlabLen
+	var n float64
+	readRows(t, db, query, dest, func(step func()) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for range rows {
+			step()
+		}
+		runtime.ReadMemStats(&m1)
+		n = float64(m1.Mallocs-m0.Mallocs) / rows
+	})
+	return n
+}
+
+// near reports whether allocations per row n are want, give or take the
+// few allocations of reading the rows' messages (pgx's read buffer).
+func near(n, want float64) bool { return n >= want && n <= want+0.002 }
+
+// readRows runs query on db and hands measure a step that reads its next
+// row into dest, after the first ten rows.
+func readRows(t *testing.T, db *sql.DB, query string, dest any, measure func(step func())) {
 	t.Helper()
 	r, err := db.Query(query)
 	if err != nil {
@@ -352,14 +387,17 @@ func allocsPerRow(t *testing.T, db *sql.DB, query string, dest any) float64 {
 	for range 10 {
 		step()
 	}
-	return testing.AllocsPerRun(2000, step)
+	measure(step)
 }
 
 // TestTypesAllocs: on a hit, a pgcache_types column costs no allocation per
-// row, against stdlib's copy and box with pgcache_types=none, on every
-// toolchain (Go 1.27's direct routes: TestDirectRouteAllocs); without the
-// option, a kind of driver.DefaultTypes costs what it costs with
-// pgcache_types=all, any other what it costs with none.
+// row, against stdlib's conversion with pgcache_types=none, which allocates
+// as internal/box boxes: a text one allocation, a fixed-size value one
+// allocation per box.SlabLen values — on Go 1.27 its direct route fills a
+// *time.Time without any (TestDirectRouteAllocs) and boxes a value for *any
+// on its own, one allocation as stdlib's; without the option, a
+// kind of driver.DefaultTypes costs what it costs with pgcache_types=all,
+// any other what it costs with none.
 func TestTypesAllocs(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	on := openDB(t, pcDriver, withParams(t, dsn, "pgcache_types", "all"))
@@ -372,30 +410,47 @@ func TestTypesAllocs(t *testing.T) {
 		name, query string
 		kind        driver.TypeKind
 		dest        func() any
+		// slab: uncached, the value is boxed box.SlabLen to an allocation
+		// (a text is one allocation a value).
+		slab bool
 		// wireFree: on Go 1.27 the uncached column's wire route fills the
-		// destination without allocating either.
+		// destination without allocating at all.
 		wireFree bool
 	}{
-		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", driver.TypeText, func() any { return new(string) }, false},
-		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", driver.TypeBPChar, func() any { return new(string) }, false},
-		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", driver.TypeInt8, func() any { return new(any) }, false},
-		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", driver.TypeDate, func() any { return new(time.Time) }, true},
-		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", driver.TypeTimestamptz, func() any { return new(time.Time) }, true},
-		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", driver.TypeFloat8, func() any { return new(any) }, false},
+		{"text into *string", "select 'TRUCK'::text from generate_series(1, 5000)", driver.TypeText, func() any { return new(string) }, false, false},
+		{"char(25) into *string", "select 'DELIVER IN PERSON'::char(25) from generate_series(1, 5000)", driver.TypeBPChar, func() any { return new(string) }, false, false},
+		{"int8 into *any", "select 123456789::int8 from generate_series(1, 5000)", driver.TypeInt8, func() any { return new(any) }, true, false},
+		{"date into *time.Time", "select '1995-03-15'::date from generate_series(1, 5000)", driver.TypeDate, func() any { return new(time.Time) }, true, true},
+		{"timestamptz into *time.Time", "select '1995-03-15 10:00+02'::timestamptz from generate_series(1, 5000)", driver.TypeTimestamptz, func() any { return new(time.Time) }, true, true},
+		{"float8 into *any", "select 2.5::float8 from generate_series(1, 5000)", driver.TypeFloat8, func() any { return new(any) }, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pgcache.ResetCache()
-			got, base := allocsPerRow(t, on, tc.query, tc.dest()), allocsPerRow(t, off, tc.query, tc.dest())
-			t.Logf("%v allocations per row with pgcache_types=all, %v with none", got, base)
-			if got != 0 || (base == 0 && !(tc.wireFree && pgcache.RowsColumnScanner)) {
-				t.Errorf("%v allocations per row with pgcache_types=all, %v with none: want 0 and some", got, base)
+			got, base := allocsPerRow(t, on, tc.query, tc.dest()), exactAllocsPerRow(t, off, tc.query, tc.dest())
+			t.Logf("%v allocations per row with pgcache_types=all, %.4f with none", got, base)
+			if got != 0 {
+				t.Errorf("%v allocations per row with pgcache_types=all, want 0", got)
+			}
+			switch {
+			case tc.wireFree && pgcache.RowsColumnScanner:
+				if base != 0 {
+					t.Errorf("%.4f allocations per row with pgcache_types=none, want 0 (a wire route)", base)
+				}
+			case tc.slab && !pgcache.RowsColumnScanner:
+				if !near(base, 1.0/box.SlabLen) {
+					t.Errorf("%.4f allocations per row with pgcache_types=none, want 1/%d", base, box.SlabLen)
+				}
+			default:
+				if !near(base, 1) {
+					t.Errorf("%.4f allocations per row with pgcache_types=none, want 1", base)
+				}
 			}
 			want := base
 			if driver.DefaultTypes.Has(tc.kind) {
-				want = got
+				want = 0
 			}
-			if d := allocsPerRow(t, def, tc.query, tc.dest()); d != want {
-				t.Errorf("%v allocations per row without pgcache_types, want %v (all: %v, none: %v)", d, want, got, base)
+			if d := exactAllocsPerRow(t, def, tc.query, tc.dest()); !near(d, want) {
+				t.Errorf("%.4f allocations per row without pgcache_types, want %.4f (all: %v, none: %.4f)", d, want, got, base)
 			}
 		})
 	}
