@@ -5,8 +5,8 @@ import (
 
 	"github.com/pgcache/pgcache/cache"
 	"github.com/pgcache/pgcache/decode"
-	"github.com/pgcache/pgcache/internal/box"
 	"github.com/pgcache/pgcache/internal/backoff"
+	"github.com/pgcache/pgcache/internal/box"
 )
 
 // The lookups of the tables. advance serves a packed-key hit itself; a miss
