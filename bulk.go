@@ -109,17 +109,23 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 
 // nextBulk is Next for a row passed in bulk: stdlib's loop, which also
 // takes the NULLs of cached columns back from the bypasses countBulk counts,
-// where a NULL costs a test the loop makes anyway; the text-kind texts that
-// belong to the hashed table's counts first. (NextRow does the same with
-// countBulkRow.)
+// where a NULL costs a test the loop makes anyway, and moves the text-kind
+// texts that belong to the hashed table's counts there, where a short text
+// costs a length test. (NextRow does the same with countBulkRow.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
-	r.countLongTexts(raws)
-	conv := r.plan.conv
+	conv, long := r.plan.conv, r.plan.bulkLong
+	if r.plan.bulkFar {
+		r.countLongTexts(raws, 64) // the text-kind columns past the 64th
+	}
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			r.uncountNull(i)
 			continue
+		}
+		if uint(len(raw)) > cache.MaxShortKey && long>>uint(i)&1 != 0 {
+			// A text-kind text the packed table does not take.
+			r.countLong()
 		}
 		v, err := conv[i](raw)
 		if err != nil {
@@ -132,12 +138,13 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 	return nil
 }
 
-// countLongTexts counts, in a row passed in bulk, the text-kind texts that
-// the packed text table does not take: countBulk counts them as its
-// bypasses, and they are the hashed table's.
-func (r *Rows) countLongTexts(raws [][]byte) {
+// countLongTexts counts, in a row passed in bulk, the text-kind texts of
+// columns from on that the packed text table does not take: countBulk
+// counts them as its bypasses, and they are the hashed table's. (nextBulk
+// counts those of the first 64 columns itself, by plan.bulkLong.)
+func (r *Rows) countLongTexts(raws [][]byte, from int32) {
 	for _, i := range r.plan.bulkText {
-		if raw := raws[i]; !packable(raw) && raw != nil {
+		if raw := raws[i]; i >= from && !packable(raw) && raw != nil {
 			r.countLong()
 		}
 	}

@@ -2,6 +2,7 @@ package pgcache
 
 import (
 	sqldriver "database/sql/driver"
+	"slices"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5"
@@ -191,6 +192,12 @@ type plan struct {
 	// rows passed in bulk only they count exceptions other than NULLs (long
 	// texts).
 	bulkText []int32
+	// Go 1.26: the columns of bulkText among the first 64 as bits (column
+	// i is bit i), which nextBulk tests in the loop that converts a row
+	// passed in bulk, and whether bulkText has others (bulkFar), which it
+	// loops over.
+	bulkLong uint64
+	bulkFar  bool
 
 	// Go 1.27: the other cached columns' indices, whose only exceptions in
 	// rows passed in bulk are NULLs (see Rows.countBulkRow), and whether
@@ -243,7 +250,15 @@ func newPlan(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.
 	for i := range fields {
 		p.planColumn(c, m, &fields[i], i, query, &queryHash)
 	}
+	p.orderCached()
 	p.key = newPlanKey(fields, query, m, queryHash != 0)
+	for _, i := range p.bulkText {
+		if i < 64 {
+			p.bulkLong |= 1 << i
+		} else {
+			p.bulkFar = true
+		}
+	}
 	p.nullScan = 4*len(p.bulkOther) >= len(p.cols)
 	return p
 }
@@ -293,9 +308,6 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 	if col.kind != kindText {
 		p.bulkOther = append(p.bulkOther, int32(i))
 	}
-	if col.kind == kindFixed && col.wire != wireNone {
-		p.lazy = append(p.lazy, col.cachedIdx)
-	}
 	if fd.TableOID == 0 && *queryHash == 0 {
 		*queryHash = backoff.HashQuery(query)
 	}
@@ -305,6 +317,40 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 	p.tabs |= 1 << tab
 	if col.kind == kindText {
 		p.tabs |= 1 << tabLongText
+	}
+}
+
+// orderCached puts the cached columns of the kinds advance's call-free
+// loop serves (numeric and text kinds) before the others (fixed-size kinds,
+// then hstore), each group in the columns' order: the loop hands a row to
+// lookFrom at its first other lookup, so a fixed-size column first would
+// send every row there. Only the columns of one table share slots, and they
+// are of one kind, so each table sees a row's values in the same order as
+// before. It then lists the lazy columns (Go 1.27's fixed-size kinds with a
+// wire route) by their new places.
+func (p *plan) orderCached() {
+	rank := func(k columnKind) int {
+		switch k {
+		case kindNumeric, kindText:
+			return 0
+		case kindFixed:
+			return 1
+		}
+		return 2
+	}
+	order := make([]int, len(p.cached))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(p.cached[a].kind) - rank(p.cached[b].kind) })
+	cached, keys := slices.Clone(p.cached), slices.Clone(p.memKeys)
+	for k, from := range order {
+		p.cached[k], p.memKeys[k] = cached[from], keys[from]
+		col := &p.cols[p.cached[k].col]
+		col.cachedIdx = int32(k)
+		if col.kind == kindFixed && col.wire != wireNone {
+			p.lazy = append(p.lazy, int32(k))
+		}
 	}
 }
 

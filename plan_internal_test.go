@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -229,5 +230,39 @@ func TestKeptPlanFootprint(t *testing.T) {
 		if per > tc.limit {
 			t.Errorf("%d columns: a kept plan holds %d bytes, want at most %d", len(rec.fields), per, tc.limit)
 		}
+	}
+}
+
+// TestOrderCached: a plan lists the cached columns of the call-free loop's
+// kinds (numeric, text kinds) first, then the fixed-size kinds, then
+// hstore, each group in the columns' order, and every per-column list
+// follows: a column's cachedIdx is its place in cached, and its memory key
+// is its own.
+func TestOrderCached(t *testing.T) {
+	c, done := rawConn(t, "pgcache_types=all")
+	defer done()
+	r := query(t, c, `select 1::int8 as a, 1.5::numeric as b, '"k"=>"v"'::hstore as c, 'abc'::text as d,
+		2::int4 as e, 2.5::numeric as f, '1995-03-15'::date as g`)
+	var got []string
+	for k, cp := range r.plan.cached {
+		col := r.plan.cols[cp.col]
+		if int(col.cachedIdx) != k || r.cached[k].col != cp.col {
+			t.Errorf("cached[%d] is column %d, whose cachedIdx is %d and cursor column %d", k, cp.col, col.cachedIdx, r.cached[k].col)
+		}
+		if want := backoff.CatalogKey(backoff.ColumnKey(0, 0, int(cp.col), backoff.HashQuery(r.plan.key.query)), c.setup.Catalog); r.plan.memKeys[k] != want {
+			t.Errorf("cached[%d] (column %d) has another column's memory key", k, cp.col)
+		}
+		got = append(got, string(rune('a'+cp.col)))
+	}
+	if want := "bdfaegc"; strings.Join(got, "") != want {
+		t.Errorf("cached columns in the order %s, want %s", strings.Join(got, ""), want)
+	}
+	for _, k := range r.plan.lazy {
+		if r.plan.cached[k].kind != kindFixed {
+			t.Errorf("lazy column %d (cached[%d]) is not of a fixed-size kind", r.plan.cached[k].col, k)
+		}
+	}
+	if RowsColumnScanner && len(r.plan.lazy) != 3 {
+		t.Errorf("%d lazy columns, want the 3 fixed-size ones", len(r.plan.lazy))
 	}
 }

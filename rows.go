@@ -509,6 +509,16 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		// every lazy column wants them (see planLazy).
 		r.endLazy()
 	}
+	if r.bulkRows > 0 {
+		// The rest of a bulk pass (advance's first case), here so that
+		// such a row costs stdlib's loop and the count of its exceptions.
+		if !r.step() {
+			return r.end()
+		}
+		r.bulkRows--
+		r.bulkHere++
+		return r.nextBulk(dest, r.rows.RawValues())
+	}
 	raws, err := r.advance()
 	if err != nil {
 		return err
