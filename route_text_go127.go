@@ -7,11 +7,14 @@ import (
 	sqldriver "database/sql/driver"
 	"strconv"
 	"unsafe"
+
+	"github.com/pgcache/pgcache/internal/box"
 )
 
 // The text routes: a string driver value. A text without boxed is a view of
 // the wire bytes: *string, *sql.NullString and *any get a copy of it, as
-// stdlib's string(raw) makes; an entry's text they share. The numbers and
+// stdlib's string(raw) makes (*any's boxed in one allocation, not two);
+// an entry's text they share. The numbers and
 // booleans are the ones database/sql parses the string into.
 
 // copyText copies s as stdlib's string(raw) does: through the runtime's
@@ -46,7 +49,8 @@ func textAny(_ sqldriver.ScanContext, s string, boxed sqldriver.Value, p unsafe.
 		return false, nil
 	}
 	if boxed == nil {
-		boxed = copyText(s)
+		// A copy in one allocation, string header and bytes (internal/box).
+		boxed = box.String(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	*(*any)(p) = boxed
 	return true, nil

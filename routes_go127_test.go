@@ -124,6 +124,9 @@ func TestWireRouteAllocs(t *testing.T) {
 		{"varchar into *sql.NullString", "('code-' || i)::varchar", new(sql.NullString), 1},
 		{"numeric into *string", "i::numeric / 8", new(string), 1},
 		{"uuid into *string", "md5(i::text)::uuid", new(string), 1},
+		// Header and bytes in one allocation (internal/box), not two.
+		{"text into *any", "'code-' || i", new(any), 1},
+		{"empty text into *any", "''::text", new(any), 0},
 		// One byte: string(raw) shares the runtime's static strings.
 		{"char(1) into *string", "(array['A', 'N', 'R'])[i % 3 + 1]::char(1)", new(string), 0},
 		{"empty text into *string", "''::text", new(string), 0},
