@@ -5,8 +5,8 @@
 // Go boxes a value that does not fit in a pointer word by allocating a copy
 // of it and pointing the interface at the copy: a string costs two
 // allocations (its bytes, then its 16-byte header, which holds a pointer
-// and so is an object the collector scans), an int64 or float64 above 255
-// and a time.Time one each. Before Go 1.27 database/sql takes every column
+// and so is an object the collector scans), an int64 outside 0-255, a
+// non-zero float64 and a time.Time one each. Before Go 1.27 database/sql takes every column
 // as such an interface, so those allocations are most of what reading a
 // column of distinct values costs. This package makes the same interfaces
 // with less:
@@ -81,7 +81,11 @@ const SlabLen = 32
 // Slab boxes values of type T, SlabLen to an allocation. The zero Slab is
 // ready to use. A Slab is not safe for concurrent use: each of a plan's
 // conversions has its own, used by one result set at a time.
-type Slab[T any] struct {
+//
+// T is one of the types an interface holds by pointer (not a pointer, map,
+// channel or function, which an interface holds in its data word itself):
+// the driver values of fixed size that are not.
+type Slab[T int64 | float64 | time.Time] struct {
 	free []T // elements not handed out yet
 	typ  unsafe.Pointer
 }
