@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgcache/pgcache/cache"
@@ -249,6 +250,66 @@ func TestQuietPublish(t *testing.T) {
 		t.Logf("%s: %d result sets, %d of them quiet", reader.name, len(fast), quiet)
 		if quiet < len(fast)/4 {
 			t.Errorf("%s: %d of %d result sets quiet; the test no longer tests what it is for", reader.name, quiet, len(fast))
+		}
+	}
+}
+
+// TestNextBulkCounts: a row passed in bulk takes its NULLs and its long
+// texts out of the bypasses countBulk counts, column by column, whether the
+// text-kind column is among the first 64 (nextBulk's bits) or past them
+// (its loop over bulkText): checked against the rule itself, for rows of
+// every mix of NULL, short and long texts in a result set of 70 columns,
+// the others uncached json texts over 8 bytes.
+func TestNextBulkCounts(t *testing.T) {
+	c, done := rawConn(t, "pgcache_types=text")
+	defer done()
+	var cols []string
+	texts := map[int]bool{2: true, 40: true, 63: true, 64: true, 68: true}
+	for i := range 70 {
+		if texts[i] {
+			cols = append(cols, fmt.Sprintf("'t'::text as c%d", i))
+		} else {
+			cols = append(cols, fmt.Sprintf("'{}'::json as c%d", i))
+		}
+	}
+	rec := record(t, c, "select "+strings.Join(cols, ", "))
+	r := newCursor(c, newPlan(c, rec.fields, rec.query, c.conn.TypeMap()))
+	if !r.plan.bulkFar || r.plan.bulkLong != 1<<2|1<<40|1<<63 {
+		t.Fatalf("plan: bulkLong %b, bulkFar %v", r.plan.bulkLong, r.plan.bulkFar)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	dest := make([]sqldriver.Value, len(cols))
+	for range 200 {
+		raws := make([][]byte, len(cols))
+		var want [numTables]cache.Counts
+		for i := range raws {
+			raws[i] = fmt.Appendf(nil, `{"column":%d}`, i) // long, not a text kind
+			if !texts[i] {
+				continue
+			}
+			switch rng.IntN(3) {
+			case 0:
+				raws[i] = nil
+				want[tabText].Bypasses--
+			case 1:
+				raws[i] = []byte("short")
+			case 2:
+				raws[i] = []byte("a text over 8 bytes")
+				want[tabText].Bypasses--
+				want[tabLongText].Bypasses++
+			}
+		}
+		r.counts = [numTables]cache.Counts{}
+		if err := r.nextBulk(dest, raws); err != nil {
+			t.Fatal(err)
+		}
+		if r.counts != want {
+			t.Fatalf("counts %v, want %v", r.counts, want)
+		}
+		for i, raw := range raws {
+			if texts[i] && (raw == nil) != (dest[i] == nil) || raw != nil && texts[i] && dest[i] != string(raw) {
+				t.Fatalf("column %d: %#v from %q", i, dest[i], raw)
+			}
 		}
 	}
 }
