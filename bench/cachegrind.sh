@@ -52,14 +52,16 @@
 # included, and allocations (which the benchmarks report exactly) stand for
 # the garbage. For the same reason the Go scheduler's idle spinning
 # (runtime/proc.go, lock_spinbit.go, …, and its functions inlined into
-# other files) is left out. Every other function is summed (--threshold=0):
-# with cg_annotate's default 0.1% threshold, which functions made the list
-# depended on how long the scheduler spun. Checked: the same cell three
-# times, and two drivers that run the same code (pgcache and pgcache-off on
-# distinct-keys, which has no numeric column), mostly agree within 0.5%, but
-# one run in a few is 1-2% off the others, for a reason not pinned down
-# (scheduler code the filter still misses, or how the reads from the socket
-# fall), so compare medians of RUNS=3.
+# other files, and the goroutine switch gogo) is left out, and so is the
+# epoll poller the scheduler calls when the goroutine waits for the server.
+# Every other function is summed (--threshold=0): with cg_annotate's default
+# 0.1% threshold, which functions made the list depended on how long the
+# scheduler spun. Checked: a long scan counts the same to the instruction
+# three times in a row. A short query's count still moves by a few percent
+# from one process to the next (the memory profiler's stack walks at its
+# randomly sampled allocations, and what the scheduler does between round
+# trips), so compare medians of RUNS=3 there, and the module's own
+# functions (PARTS), which repeat exactly.
 #
 # The runs set GODEBUG=cpu.rdtscp=off: valgrind 3.19 (Debian 12's) does
 # not decode RDTSCP, which the Go runtime's cputicks uses where the CPU has
