@@ -13,7 +13,7 @@ import (
 )
 
 // The default: without pgcache_types a connection caches driver.DefaultTypes
-// (every kind on Go 1.26, the text kinds on Go 1.27), so every application
+// (the text kinds, and on Go 1.26 the date and time kinds), so every application
 // that swaps the driver name runs those columns through the shared tables.
 // These tests hold the default to pgx stdlib's values where a session
 // changes under it.

@@ -83,3 +83,41 @@ func tableTraffic() (hits, admissions, lookups uint64) {
 	}
 	return hits, admissions, lookups
 }
+
+// BenchmarkKindHits measures, for each fixed-size kind of pgcache_types,
+// what a column of it costs when every value hits (mode=KIND) against the
+// same column uncached (mode=none: pgx stdlib's decoding, boxed by
+// internal/box): two columns drawn from 64 values above 255, replayed from
+// memory through Next (Go 1.26's path; on Go 1.27 a destination takes the
+// wire routes, which this does not measure). It is what the default kinds
+// on Go 1.26 (driver/defaults_go126.go) are chosen by; bench/README.md
+// gives its instruction counts.
+func BenchmarkKindHits(b *testing.B) {
+	for _, set := range []struct{ kind, expr string }{
+		{"int2", "(1000 + g % 64)::int2"},
+		{"int4", "(100000 + g % 64)::int4"},
+		{"int8", "(10000000000 + g % 64)::int8"},
+		{"float8", "(1.5 + g % 64)::float8"},
+		{"date", "'2020-01-01'::date + (g % 64)"},
+		{"timestamp", "'2020-01-01'::timestamp + (g % 64) * interval '1 hour'"},
+		{"timestamptz", "'2020-01-01'::timestamptz + (g % 64) * interval '1 hour'"},
+	} {
+		for _, mode := range []string{"none", set.kind} {
+			b.Run("kind="+set.kind+"/mode="+mode, func(b *testing.B) {
+				c, closeDB := rawConn(b, "pgcache_types="+mode)
+				defer closeDB()
+				rec := record(b, c, "select "+set.expr+" as a, "+set.expr+" as b from generate_series(1, 100000) g")
+				dest := make([]sqldriver.Value, len(rec.fields))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					r := replay(c, rec)
+					for r.Next(dest) == nil {
+					}
+					r.Close()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rec.rows)*len(rec.fields)), "ns/value")
+			})
+		}
+	}
+}

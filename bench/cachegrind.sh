@@ -43,6 +43,17 @@
 #
 #   PARTS=12 bench/cachegrind.sh short/table-distinct/1 1000 pgcache pgcache-off
 #
+# With DATA kinds/KIND it counts the root package's BenchmarkKindHits
+# instead: a column of the fixed-size kind KIND (int2, int4, int8, float8,
+# date, timestamp, timestamptz) whose every value hits, replayed through
+# Next, per value, for each "driver" named, which is a mode: none (the
+# column uncached) or KIND (cached). The second argument is ignored; the
+# count is that of 5 replays less that of 3 (each run replays once more
+# and reads the result set from the server twice), over their 400000
+# values:
+#
+#   bench/cachegrind.sh kinds/date 0 none date
+#
 # It needs valgrind (apt-get install valgrind) and a server that already
 # holds the data set (run the benchmark once against $PGCACHE_TEST_DSN
 # first), so that loading it is not counted. Each cell runs 3 timed scans
@@ -78,7 +89,11 @@ here=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/bench.test
-go test -c -o "$bin" .
+if [[ $data == kinds/* ]]; then
+	(cd .. && go test -c -o "$bin" .) # BenchmarkKindHits is the root package's
+else
+	go test -c -o "$bin" .
+fi
 # total BENCH N [FLAG...] prints the client instructions of a run of the
 # benchmark cell BENCH (a -test.bench pattern) N times.
 total() {
@@ -127,6 +142,13 @@ count() {
 		if [[ -n ${PARTS:-} ]]; then
 			parts "$values" >"$tmp/parts.$drv"
 		fi
+		return
+	fi
+	if [[ $data == kinds/* ]]; then
+		local sel="^BenchmarkKindHits\$/^kind=${data#kinds/}\$/^mode=$drv\$" big small
+		big=$(total "$sel" 5)
+		small=$(total "$sel" 3)
+		echo $(((big - small + 200000) / 400000))
 		return
 	fi
 	local sum
