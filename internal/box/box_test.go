@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/pgcache/pgcache/internal/box"
 )
@@ -128,6 +129,7 @@ func TestCollected(t *testing.T) {
 	for range 100 {
 		garbage = append(garbage, []byte(strings.Repeat("\xaa", 24)))
 	}
+	runtime.KeepAlive(garbage)
 	for i := range n {
 		if want := fmt.Sprintf("value-%d", i); strs[i] != want {
 			t.Fatalf("string %d = %q, want %q", i, strs[i], want)
@@ -149,7 +151,8 @@ func TestCollected(t *testing.T) {
 	}
 }
 
-func dataWord(v any) uintptr { return reflect.ValueOf(&v).Elem().InterfaceData()[1] }
+// dataWord is the data word of v: where its value is.
+func dataWord(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
 
 func FuzzString(f *testing.F) {
 	f.Add([]byte("12.5"))
