@@ -251,6 +251,7 @@ func TestKeptPlanFootprint(t *testing.T) {
 // follows: a column's cachedIdx is its place in cached, and its memory key
 // is its own.
 func TestOrderCached(t *testing.T) {
+	createHstore(t)
 	c, done := rawConn(t, "pgcache_types=all")
 	defer done()
 	r := query(t, c, `select 1::int8 as a, 1.5::numeric as b, '"k"=>"v"'::hstore as c, 'abc'::text as d,

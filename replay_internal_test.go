@@ -47,6 +47,18 @@ func rawConn(b testing.TB, opts string) (*Conn, func()) {
 	return c, func() { conn.Close(); db.Close() }
 }
 
+// createHstore installs the hstore extension in the test database. Call it
+// before rawConn: a connection learns the hstore OID when it opens.
+func createHstore(t testing.TB) {
+	t.Helper()
+	admin, closeAdmin := rawConn(t, "")
+	_, err := admin.conn.Exec(context.Background(), "create extension if not exists hstore")
+	closeAdmin()
+	if err != nil {
+		t.Fatalf("create extension hstore: %v", err)
+	}
+}
+
 // record runs query on c with pgcache's result formats and keeps its rows.
 func record(b testing.TB, c *Conn, query string) *replayRows {
 	b.Helper()

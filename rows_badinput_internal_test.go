@@ -2,7 +2,6 @@ package pgcache
 
 import (
 	"bytes"
-	"context"
 	sqldriver "database/sql/driver"
 	"encoding/binary"
 	"fmt"
@@ -41,12 +40,7 @@ const badRowColumns = `select 1::int4 as id, 1.5::numeric as num, 'a=>b'::hstore
 // columns.
 func badRowsConn(t *testing.T) (*Conn, []pgconn.FieldDescription) {
 	t.Helper()
-	admin, closeAdmin := rawConn(t, "")
-	_, err := admin.conn.Exec(context.Background(), "create extension if not exists hstore")
-	closeAdmin()
-	if err != nil {
-		t.Fatalf("create extension hstore: %v", err)
-	}
+	createHstore(t)
 	c, closeDB := rawConn(t, "pgcache_types=int8,date")
 	t.Cleanup(closeDB)
 	return c, record(t, c, badRowColumns).fields
