@@ -113,17 +113,14 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 // texts that belong to the hashed table's counts there, where a short text
 // costs a length test. (NextRow does the same with countBulkRow.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
-	conv, long := r.plan.conv, r.plan.bulkLong
-	if r.plan.bulkFar {
-		r.countLongTexts(raws, 64) // the text-kind columns past the 64th
-	}
+	conv := r.plan.conv
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			r.uncountNull(i)
 			continue
 		}
-		if uint(len(raw)) > cache.MaxShortKey && long>>uint(i)&1 != 0 {
+		if uint(len(raw)) > cache.MaxShortKey && r.cols[i].kind == kindText {
 			// A text-kind text the packed table does not take.
 			r.countLong()
 		}
@@ -136,18 +133,6 @@ func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
 		dest[i] = v
 	}
 	return nil
-}
-
-// countLongTexts counts, in a row passed in bulk, the text-kind texts of
-// columns from on that the packed text table does not take: countBulk
-// counts them as its bypasses, and they are the hashed table's. (nextBulk
-// counts those of the first 64 columns itself, by plan.bulkLong.)
-func (r *Rows) countLongTexts(raws [][]byte, from int32) {
-	for _, i := range r.plan.bulkText {
-		if raw := raws[i]; i >= from && !packable(raw) && raw != nil {
-			r.countLong()
-		}
-	}
 }
 
 // countLong moves a bypass of a row passed in bulk from the packed text

@@ -188,16 +188,11 @@ type plan struct {
 	cached  []cachedPlan
 	memKeys []uint64
 
-	// The text-kind cached columns' indices, nil when there are none: in
-	// rows passed in bulk only they count exceptions other than NULLs (long
-	// texts).
+	// Go 1.27: the text-kind cached columns' indices, nil when there are
+	// none: in rows passed in bulk only they count exceptions other than
+	// NULLs (long texts; Go 1.26's nextBulk tests each column's kind in the
+	// loop that converts the row).
 	bulkText []int32
-	// Go 1.26: the columns of bulkText among the first 64 as bits (column
-	// i is bit i), which nextBulk tests in the loop that converts a row
-	// passed in bulk, and whether bulkText has others (bulkFar), which it
-	// loops over.
-	bulkLong uint64
-	bulkFar  bool
 
 	// Go 1.27: the other cached columns' indices, whose only exceptions in
 	// rows passed in bulk are NULLs (see Rows.countBulkRow), and whether
@@ -252,13 +247,6 @@ func newPlan(c *Conn, fields []pgconn.FieldDescription, query string, m *pgtype.
 	}
 	p.orderCached()
 	p.key = newPlanKey(fields, query, m, queryHash != 0)
-	for _, i := range p.bulkText {
-		if i < 64 {
-			p.bulkLong |= 1 << i
-		} else {
-			p.bulkFar = true
-		}
-	}
 	p.nullScan = 4*len(p.bulkOther) >= len(p.cols)
 	return p
 }
