@@ -233,18 +233,10 @@ func (r *Rows) publish() {
 //
 // It returns the row's wire values. A row passed in bulk (inBulk) looks
 // nothing up: its caller counts the exceptions to the bypasses countBulk
-// counts, in nextBulk or NextRow.
+// counts, in nextBulk or NextRow. The rest of a bulk pass, which may have
+// started in an earlier result set, never comes here: Next and NextRow
+// pass those rows themselves, before they call advance.
 func (r *Rows) advance() (raws [][]byte, err error) {
-	if r.bulkRows > 0 {
-		// The rest of a bulk pass, which may have started in an earlier
-		// result set: nothing to look up.
-		if !r.step() {
-			return nil, r.end()
-		}
-		r.bulkRows--
-		r.bulkHere++
-		return r.rows.RawValues(), nil
-	}
 	if !r.step() {
 		return nil, r.end()
 	}
@@ -510,8 +502,8 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		r.endLazy()
 	}
 	if r.bulkRows > 0 {
-		// The rest of a bulk pass (advance's first case), here so that
-		// such a row costs stdlib's loop and the count of its exceptions.
+		// The rest of a bulk pass: stdlib's loop and the count of its
+		// exceptions.
 		if !r.step() {
 			return r.end()
 		}

@@ -30,8 +30,8 @@ var _ sqldriver.RowsColumnScanner = (*Rows)(nil)
 // value as Next does on older Go; it returns io.EOF after the last row.
 func (r *Rows) NextRow() error {
 	if r.bulkRows > 0 {
-		// The rest of a bulk pass (advance's first case), here so that
-		// such a row costs pgx's step and the count of its exceptions.
+		// The rest of a bulk pass: pgx's step and the count of its
+		// exceptions.
 		var raws [][]byte
 		var err error
 		if r.step() {
