@@ -113,14 +113,15 @@ func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 // texts that belong to the hashed table's counts there, where a short text
 // costs a length test. (NextRow does the same with countBulkRow.)
 func (r *Rows) nextBulk(dest []sqldriver.Value, raws [][]byte) error {
-	conv := r.plan.conv
+	// One bounds check each, not one a column (see Next).
+	conv, cols, dest := r.plan.conv[:len(raws)], r.cols[:len(raws)], dest[:len(raws)]
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			r.uncountNull(i)
 			continue
 		}
-		if uint(len(raw)) > cache.MaxShortKey && r.cols[i].kind == kindText {
+		if uint(len(raw)) > cache.MaxShortKey && cols[i].kind == kindText {
 			// A text-kind text the packed table does not take.
 			r.countLong()
 		}

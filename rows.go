@@ -265,52 +265,56 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	// second sighting, so lookFrom sees it again and admits it.)
 	cols, cached, vals := r.cols, r.cached, r.vals
 	lastMiss := r.lastMiss[:len(cached)]
+	num := numericTable
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
-		var key uint64
-		first := false
-		if cc.reuse.Quiet() && uint(len(raw))-4 <= 4 {
-			var packed bool
-			if key, packed = cache.PackMid(raw); packed {
-				switch cc.kind {
-				case kindNumeric:
-					if e, found := numericTable.Get(key); found {
-						r.counts[tabNumeric].Hits++
-						if directRoutes {
-							cols[cc.col].cell.num = e
-						} else {
-							vals[cc.col] = e.value
-						}
-						cc.hasEntry = true
-						cc.reuse.QuietHit()
-						continue
-					}
-					if first = !numericTable.Sight(key); first {
-						r.counts[tabNumeric].Misses++
-					}
-				case kindText:
-					if v, found := cc.table.Get(key); found {
-						r.counts[cc.tab].Hits++
-						vals[cc.col] = v
-						cc.hasEntry = true
-						cc.reuse.QuietHit()
-						continue
-					}
-					if first = !cc.table.Sight(key); first {
-						r.counts[cc.tab].Misses++
-					}
-				}
-			}
+		if !cc.reuse.Quiet() || uint(len(raw))-4 > 4 {
+			r.lookFrom(k, raws)
+			break
 		}
-		if !first {
+		key, _ := cache.PackMid(raw)
+		if key == 0 {
+			r.lookFrom(k, raws)
+			break
+		}
+		if cc.kind == kindNumeric {
+			if e, found := num.Get(key); found {
+				r.counts[tabNumeric].Hits++
+				if directRoutes {
+					cols[cc.col].cell.num = e
+				} else {
+					vals[cc.col] = e.value
+				}
+				cc.hasEntry = true
+				cc.reuse.QuietHit()
+				continue
+			}
+			if num.Sight(key) {
+				r.lookFrom(k, raws)
+				break
+			}
+			r.counts[tabNumeric].Misses++
+		} else if cc.kind == kindText {
+			if v, found := cc.table.Get(key); found {
+				r.counts[cc.tab].Hits++
+				vals[cc.col] = v
+				cc.hasEntry = true
+				cc.reuse.QuietHit()
+				continue
+			}
+			if cc.table.Sight(key) {
+				r.lookFrom(k, raws)
+				break
+			}
+			r.counts[cc.tab].Misses++
+		} else {
 			r.lookFrom(k, raws)
 			break
 		}
 		// A first sighting, which Sight recorded: the whole cost of a value
 		// of a column whose values do not repeat. The key is the column's
-		// last miss (see admit). Its miss is counted above, where a numeric
-		// one's table is a constant.
+		// last miss (see admit).
 		r.empty(cc)
 		lastMiss[k] = key
 		cc.reuse.QuietMiss()
@@ -482,8 +486,11 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 		if !r.step() {
 			return r.end()
 		}
-		conv := r.plan.conv
-		for i, raw := range r.rows.RawValues() {
+		raws := r.rows.RawValues()
+		// One bounds check each, not one a column: all have a column's
+		// length.
+		conv, dest := r.plan.conv[:len(raws)], dest[:len(raws)]
+		for i, raw := range raws {
 			if raw == nil {
 				dest[i] = nil
 				continue
@@ -518,14 +525,22 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	if r.inBulk {
 		return r.nextBulk(dest, raws)
 	}
-	conv := r.plan.conv
+	conv, vals, dest := r.plan.conv[:len(raws)], r.vals[:len(raws)], dest[:len(raws)]
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			continue
 		}
-		if v := r.entryValue(i); v != nil {
-			dest[i] = v // a cache entry's pre-boxed value
+		// A cache entry's pre-boxed value: on Go 1.26 the one vals holds,
+		// read without a call's reloads.
+		var v sqldriver.Value
+		if directRoutes {
+			v = r.entryValue(i)
+		} else {
+			v = vals[i]
+		}
+		if v != nil {
+			dest[i] = v
 			continue
 		}
 		v, err := conv[i](raw)

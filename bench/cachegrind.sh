@@ -99,7 +99,7 @@ fi
 total() {
 	local out=$tmp/cachegrind.out sel=$1 n=$2
 	shift 2
-	if ! GODEBUG=cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
+	if ! GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >"$tmp/run.log" 2>&1; then
 		# A count of a run that failed would be a wrong figure, not a low one.
 		echo "cachegrind.sh: the run of $sel ${n}x failed:" >&2

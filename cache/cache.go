@@ -144,10 +144,11 @@ func PackMid(b []byte) (key uint64, ok bool) {
 	// Two 4-byte loads that overlap when n < 8.
 	n := uint(len(b))
 	hi := binary.LittleEndian.Uint32(b[n-4:]) // its top byte is the text's last
+	key = uint64(binary.LittleEndian.Uint32(b)) | uint64(hi)<<(8*(n-4))
 	if hi < 1<<24 {
-		return 0, false
+		key = 0
 	}
-	return uint64(binary.LittleEndian.Uint32(b)) | uint64(hi)<<(8*(n-4)), true
+	return key, key != 0
 }
 
 // packTiny is [Pack] for a text of 1 to 3 bytes.
