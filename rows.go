@@ -273,8 +273,8 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			r.lookFrom(k, raws)
 			break
 		}
-		key, _ := cache.PackMid(raw)
-		if key == 0 {
+		key, packed := cache.PackMid(raw)
+		if !packed {
 			r.lookFrom(k, raws)
 			break
 		}

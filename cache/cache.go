@@ -129,7 +129,9 @@ func shortSlot(key uint64) uint64 {
 func Pack(b []byte) (key uint64, ok bool) {
 	switch n := uint(len(b)); {
 	case n-4 <= 4:
-		return PackMid(b)
+		if key, ok := PackMid(b); ok {
+			return key, true
+		}
 	case n-1 < 3:
 		return packTiny(b)
 	}
@@ -139,16 +141,14 @@ func Pack(b []byte) (key uint64, ok bool) {
 // PackMid is [Pack] for a text of 4 to 8 bytes, the common length of a
 // numeric's text, small enough to be inlined into a caller's loop, where a
 // call would spill the loop's live registers. It must not be given a text
-// of another length (it panics on a shorter one); Pack takes any.
+// of another length (it panics on a shorter one); Pack takes any. Unlike
+// Pack's, its key is meaningless when ok is false: a caller then tests one
+// compare's flag, not a key merged from two paths.
 func PackMid(b []byte) (key uint64, ok bool) {
 	// Two 4-byte loads that overlap when n < 8.
 	n := uint(len(b))
 	hi := binary.LittleEndian.Uint32(b[n-4:]) // its top byte is the text's last
-	key = uint64(binary.LittleEndian.Uint32(b)) | uint64(hi)<<(8*(n-4))
-	if hi < 1<<24 {
-		key = 0
-	}
-	return key, key != 0
+	return uint64(binary.LittleEndian.Uint32(b)) | uint64(hi)<<(8*(n-4)), hi >= 1<<24
 }
 
 // packTiny is [Pack] for a text of 1 to 3 bytes.

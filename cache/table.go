@@ -37,11 +37,11 @@ func (t *table[E]) init(none, noneZero *E) {
 // "nothing seen".
 func (t *table[E]) sight(slot, key uint64) (admit bool) {
 	w := &t.seen[slot]
-	if w.Load() == key {
-		return key != 0
+	if w.Load() != key {
+		w.Store(key)
+		return false
 	}
-	w.Store(key)
-	return false
+	return key != 0
 }
 
 // stats returns the cumulative counts and the number of real entries. It
