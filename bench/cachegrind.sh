@@ -63,18 +63,21 @@
 # included, and allocations (which the benchmarks report exactly) stand for
 # the garbage. For the same reason the Go scheduler's idle spinning
 # (runtime/proc.go, lock_spinbit.go, …, and its functions inlined into
-# other files, and the goroutine switch gogo) is left out, and so is the
-# epoll poller the scheduler calls when the goroutine waits for the server.
+# other files, and the goroutine switch gogo) is left out, and so is what
+# it does while the goroutine waits for the server: the epoll poller,
+# stealing work, parking and waking, sysmon, the timers, the GC CPU
+# limiter's idle accounting (cgsum.awk lists them).
 # Every other function is summed (--threshold=0): with cg_annotate's default
 # 0.1% threshold, which functions made the list depended on how long the
 # scheduler spun. Checked: a long scan counts the same to the instruction
 # three times in a row. A short query's count still moves by a few percent
-# from one process to the next (the memory profiler's stack walks at its
-# randomly sampled allocations, and what the scheduler does between round
-# trips), so compare medians of RUNS=3 there, and the module's own
-# functions (PARTS), which repeat exactly.
+# from one process to the next (map probes, whose cost follows the
+# process's random hash seed, the memory profiler's stack walks at its
+# randomly sampled allocations, the number of socket reads), so compare
+# medians of RUNS=3 there, and the module's own functions (PARTS), which
+# repeat exactly.
 #
-# The runs set GODEBUG=cpu.rdtscp=off: valgrind 3.19 (Debian 12's) does
+# The runs set GODEBUG=cpu.rdtscp=off (after any GODEBUG of the caller's): valgrind 3.19 (Debian 12's) does
 # not decode RDTSCP, which the Go runtime's cputicks uses where the CPU has
 # it (the AMD machines here do), and the program dies of SIGILL under it;
 # cputicks, which the scheduler calls now and then, takes its fenced RDTSC
