@@ -262,7 +262,11 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	// lookup (a NULL, a skip, a fixed-size kind, another length, a second
 	// sighting, a window's end) it hands the rest of the row to lookFrom,
 	// which makes every lookup from its start. (Sight stores nothing on a
-	// second sighting, so lookFrom sees it again and admits it.)
+	// second sighting, so lookFrom sees it again and admits it.) Each exit
+	// calls lookFrom itself: one exit after the loop (a labeled break, or
+	// the column kept in a variable) counts 2 instructions a value more on
+	// a row of first sightings and 3 on one of hits (PARTS of
+	// bench/cachegrind.sh short/table-distinct/1 and table-repeating/20).
 	cols, cached, vals := r.cols, r.cached, r.vals
 	lastMiss := r.lastMiss[:len(cached)]
 	num := numericTable
@@ -525,22 +529,15 @@ func (r *Rows) Next(dest []sqldriver.Value) error {
 	if r.inBulk {
 		return r.nextBulk(dest, raws)
 	}
+	// One bounds check each, not one a column: all have a column's length.
 	conv, vals, dest := r.plan.conv[:len(raws)], r.vals[:len(raws)], dest[:len(raws)]
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
 			continue
 		}
-		// A cache entry's pre-boxed value: on Go 1.26 the one vals holds,
-		// read without a call's reloads.
-		var v sqldriver.Value
-		if directRoutes {
-			v = r.entryValue(i)
-		} else {
-			v = vals[i]
-		}
-		if v != nil {
-			dest[i] = v
+		if v := r.entryValue(i, vals); v != nil {
+			dest[i] = v // a cache entry's pre-boxed value
 			continue
 		}
 		v, err := conv[i](raw)

@@ -22,8 +22,9 @@ func (r *Rows) planLazy() {}
 const directRoutes = false
 
 // entryValue returns the driver value of column i's cache entry for the
-// current row, nil when it has none.
-func (r *Rows) entryValue(i int) sqldriver.Value { return r.vals[i] }
+// current row, nil when it has none: vals[i], where vals is r.vals, which
+// Next takes once a row.
+func (r *Rows) entryValue(i int, vals []sqldriver.Value) sqldriver.Value { return vals[i] }
 
 // column is one result column: its plan, and what the cursor keeps for it.
 // (Go 1.27's also remembers its destination's routes; before Go 1.27

@@ -126,8 +126,9 @@ const directRoutes = true
 
 // entryValue returns the driver value of column i's cache entry for the
 // current row, nil when it has none: a numeric or hstore entry's from the
-// column's cell, where advance keeps it, a type table's from vals.
-func (r *Rows) entryValue(i int) sqldriver.Value {
+// column's cell, where advance keeps it, a type table's from vals (r.vals,
+// which Next takes once a row).
+func (r *Rows) entryValue(i int, vals []sqldriver.Value) sqldriver.Value {
 	col := &r.cols[i]
 	switch col.kind {
 	case kindNumeric:
@@ -141,7 +142,7 @@ func (r *Rows) entryValue(i int) sqldriver.Value {
 		}
 		return nil
 	}
-	return r.vals[i]
+	return vals[i]
 }
 
 // column is one result column: its plan, and what the cursor keeps for it.
