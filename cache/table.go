@@ -32,16 +32,13 @@ func (t *table[E]) init(none, noneZero *E) {
 }
 
 // sight records a miss of key in slot and reports whether the previous miss
-// recorded there was the same key: the second sighting in a row. It stores
-// only when the recorded key changes, and never admits key 0, which stands for
-// "nothing seen".
+// recorded there was the same key: the second sighting in a row. It never
+// admits key 0, which stands for "nothing seen".
 func (t *table[E]) sight(slot, key uint64) (admit bool) {
-	w := &t.seen[slot]
-	if w.Load() != key {
-		w.Store(key)
-		return false
-	}
-	return key != 0
+	// One swap, not a load and a store when the key changes: the common
+	// miss, a first sighting, changes it, and the swap leaves the caller
+	// one compare to test. (A second sighting stores the same key again.)
+	return t.seen[slot].Swap(key) == key && key != 0
 }
 
 // stats returns the cumulative counts and the number of real entries. It
