@@ -80,11 +80,15 @@ func (r *Rows) countBulk() {
 
 // countBypass counts a value of cc that a skip passed by: NULLs not at
 // all, text-kind texts the packed table does not take in the hashed one.
-func (cc *cachedColumn) countBypass(raw []byte) {
+// (Such a text is counted in cc.bypassed with the rest and moved from the
+// column's table to the hashed one in r.counts at once: the counts are
+// modular, and flush adds cc.bypassed later.)
+func (r *Rows) countBypass(cc *cachedColumn, raw []byte) {
 	if raw != nil {
 		cc.bypassed++
 		if !packable(raw) && cc.kind == kindText {
-			cc.bypassedLong++
+			r.counts[tabLongText].Bypasses++
+			r.counts[cc.tab].Bypasses--
 		}
 	}
 }
@@ -95,16 +99,15 @@ func (cc *cachedColumn) countBypass(raw []byte) {
 func packable(raw []byte) bool { return uint(len(raw))-1 < cache.MaxShortKey }
 
 // flush adds the counts cc keeps itself to counts: its hits, and the values
-// its skip passed by in rows not passed in bulk as bypasses, of its own table
-// or, for the text-kind texts that belong there, of the hashed text table.
+// its skip passed by in rows not passed in bulk as bypasses of its own table
+// (countBypass has moved those of the hashed text table there already).
 func (cc *cachedColumn) flush(counts *[numTables]cache.Counts) {
 	if cc.hits|cc.bypassed == 0 {
-		return // a short result set's looked-up column (bypassedLong counts some of bypassed)
+		return // a short result set's looked-up column
 	}
 	counts[cc.tab].Hits += cc.hits
-	counts[cc.tab].Bypasses += cc.bypassed - cc.bypassedLong
-	counts[tabLongText].Bypasses += cc.bypassedLong
-	cc.hits, cc.bypassed, cc.bypassedLong = 0, 0, 0
+	counts[cc.tab].Bypasses += cc.bypassed
+	cc.hits, cc.bypassed = 0, 0
 }
 
 // nextBulk is Next for a row passed in bulk: stdlib's loop, which also

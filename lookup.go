@@ -93,7 +93,7 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see backoff.Tracker.ObserveAdmission).
-	last := &r.lastMiss[k]
+	last := &cc.lastMiss
 	quick := key == *last
 	if o == backoff.Missed {
 		*last = key

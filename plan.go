@@ -352,11 +352,10 @@ func newCursor(c *Conn, p *plan) *Rows {
 	if n := len(p.cached); n > 0 {
 		r.vals = make([]sqldriver.Value, len(p.cols))
 		r.cached = make([]cachedColumn, n)
-		r.mem, r.lastMiss = r.memBuf[:0], r.missBuf[:0]
+		r.mem = r.memBuf[:0]
 		for k, cp := range p.cached {
 			r.cached[k] = cachedColumn{col: cp.col, kind: cp.kind, tab: cp.tab, table: cp.table}
 			r.mem = append(r.mem, backoff.NewRef(p.memKeys[k]))
-			r.lastMiss = append(r.lastMiss, 0)
 		}
 	}
 	return r
@@ -388,7 +387,7 @@ func (r *Rows) start(rows pgx.Rows, more, fresh bool) {
 				// Not the kept tracker: the column's last missed key
 				// is another result set's, on another connection
 				// perhaps.
-				r.lastMiss[k] = 0
+				cc.lastMiss = 0
 			}
 			if cc.reuse.Skipping() {
 				r.backedOff++

@@ -68,14 +68,11 @@ type Rows struct {
 	// wake, and only adds the counts.
 	touched bool
 
-	// The cached columns' slots in the back-off's memory (backoff.Ref) and
-	// the packed key of each one's last missed lookup, kept with a kept Rows
-	// so that a value on two one-row result sets in a row is linked (see
-	// admit), index for index with cached, kept apart from it so that a
-	// cachedColumn fills one cache line; the buffers hold them when there
+	// The cached columns' slots in the back-off's memory (backoff.Ref),
+	// index for index with cached, kept apart from it so that a
+	// cachedColumn fills one cache line; the buffer holds them when there
 	// are few.
-	mem      []backoff.Ref
-	lastMiss []uint64
+	mem []backoff.Ref
 	// memWrites is backoff.Writes() when start last checked mem: while
 	// it is unchanged, the memory holds nothing newer than the trackers,
 	// and keptBackedOff, which publish counts, is the next result set's
@@ -83,7 +80,6 @@ type Rows struct {
 	memWrites     uint64
 	keptBackedOff int
 	memBuf        [8]backoff.Ref
-	missBuf       [8]uint64
 
 	// The first row is read by QueryContext (so the columns are known);
 	// the first Next returns it.
@@ -128,12 +124,17 @@ type cachedColumn struct {
 	table    *cache.Short[sqldriver.Value] // kindText and kindFixed: the packed-key type table
 
 	// Values (not NULL) that its skip passed by in rows not passed in bulk,
-	// counted as bypasses when the result set is closed; bypassedLong are
-	// those of them that are text-kind texts the packed table does not
-	// take, which the hashed table counts. hits are the hits lookFrom serves
-	// itself, in the column's own table (advance's own loop counts its hits
-	// in Rows.counts directly).
-	bypassed, bypassedLong, hits uint64
+	// counted as bypasses when the result set is closed (see countBypass),
+	// and the hits lookFrom serves itself, in the column's own table
+	// (advance's own loop counts its hits in Rows.counts directly).
+	bypassed, hits uint64
+
+	// The packed key of the column's last missed lookup, kept with a kept
+	// Rows so that a value on two one-row result sets in a row is linked
+	// (see admit). Kept here, not beside cached, so that the lookup loop
+	// holds no pointer of its own for it, and a cachedColumn still fills
+	// one cache line.
+	lastMiss uint64
 }
 
 // Columns returns the result column names.
@@ -261,24 +262,32 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	// a row of repeating or of distinct such values. At its first other
 	// lookup (a NULL, a skip, a fixed-size kind, another length, a second
 	// sighting, a window's end) it hands the rest of the row to lookFrom,
-	// which makes every lookup from its start. (Sight stores nothing on a
-	// second sighting, so lookFrom sees it again and admits it.) Each exit
+	// which makes every lookup from its start. (A second sighting leaves
+	// its key recorded, so lookFrom sees it again and admits it.) Each exit
 	// calls lookFrom itself: one exit after the loop (a labeled break, or
 	// the column kept in a variable) counts 2 instructions a value more on
 	// a row of first sightings and 3 on one of hits (PARTS of
 	// bench/cachegrind.sh short/table-distinct/1 and table-repeating/20).
-	cols, cached, vals := r.cols, r.cached, r.vals
-	lastMiss := r.lastMiss[:len(cached)]
+	//
+	// cols and vals are taken at the row's length: a column's index checked
+	// against raws is then in range of both, and no length but raws' is
+	// kept in a register. The length test is one unsigned compare, and
+	// the compiler then knows PackMid's loads to be in range. An inlined
+	// call whose line has no instruction of its own costs a NOP a value
+	// (the compiler's inline mark): the calls below sit on the line of a
+	// test (empty's, made here too, is made once).
+	cached, cols, vals := r.cached, r.cols[:len(raws)], r.vals[:len(raws)]
 	num := numericTable
+	var key uint64
+	var packed bool
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
-		if !cc.reuse.Quiet() || uint(len(raw))-4 > 4 {
+		if !cc.reuse.Quiet() || len(raw) < 4 || len(raw) > 8 {
 			r.lookFrom(k, raws)
 			break
 		}
-		key, packed := cache.PackMid(raw)
-		if !packed {
+		if key, packed = cache.PackMid(raw); !packed {
 			r.lookFrom(k, raws)
 			break
 		}
@@ -319,11 +328,15 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		// A first sighting, which Sight recorded: the whole cost of a value
 		// of a column whose values do not repeat. The key is the column's
 		// last miss (see admit).
-		r.empty(cc)
-		lastMiss[k] = key
+		if cc.hasEntry {
+			r.empty(cc)
+		}
+		cc.lastMiss = key
 		cc.reuse.QuietMiss()
 	}
-	return raws, nil
+	// Capped at its length, raws keeps no capacity in a register through
+	// the loop: the callers read it, never append to it.
+	return raws[:len(raws):len(raws)], nil
 }
 
 // lookFrom records one sighting of each cached column's value in raws from
@@ -334,7 +347,6 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 func (r *Rows) lookFrom(k int, raws [][]byte) {
 	r.touched = true
 	cols, cached, vals := r.cols, r.cached, r.vals
-	lastMiss := r.lastMiss[:len(cached)]
 	for ; k < len(cached); k++ {
 		cc := &cached[k]
 		raw := raws[cc.col]
@@ -345,7 +357,7 @@ func (r *Rows) lookFrom(k int, raws [][]byte) {
 				if cc.reuse.SkipRow() {
 					r.backedOff--
 				}
-				cc.countBypass(raw)
+				r.countBypass(cc, raw)
 			}
 			continue
 		}
@@ -419,7 +431,7 @@ func (r *Rows) lookFrom(k int, raws [][]byte) {
 		// kept inline. The key is the column's last miss (see admit).
 		r.empty(cc)
 		r.counts[cc.tab].Misses++
-		lastMiss[k] = key
+		cc.lastMiss = key
 		if cc.reuse.ObserveMiss() {
 			r.backedOff++
 		}
