@@ -89,7 +89,9 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 		v, o = putShort(cc.table, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
 	r.vals[cc.col] = v
-	cc.hasEntry = v != nil
+	if cc.hasEntry = v != nil; cc.hasEntry {
+		r.entries = true
+	}
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see backoff.Tracker.ObserveAdmission).
@@ -107,7 +109,9 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 // outcome for the column's back-off.
 func (r *Rows) recordLookup(cc *cachedColumn, v sqldriver.Value, o backoff.Outcome) {
 	r.vals[cc.col] = v
-	cc.hasEntry = v != nil
+	if cc.hasEntry = v != nil; cc.hasEntry {
+		r.entries = true
+	}
 	if cc.reuse.Observe(o) {
 		r.backedOff++
 	}

@@ -54,6 +54,12 @@ type Rows struct {
 	bulkHere  int32
 	inBulk    bool
 
+	// entries says that some cached column has an entry for the current
+	// row (its hasEntry is set by this row's lookup): Next tests each
+	// column for one only then, and converts a row of misses with stdlib's
+	// own loop.
+	entries bool
+
 	// dirty says that the result set did more than pass rows in bulk since
 	// a start that kept the trackers (it looked a value up, has a lazy
 	// column, or start read the memory): publish then settles each column
@@ -254,7 +260,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		r.bulkHere++
 		return raws, nil
 	}
-	r.dirty = true
+	r.dirty, r.entries = true, false
 	// The common lookups end in this loop, which calls nothing, so that
 	// its state stays in registers: in a Quiet column (its lookup closes no
 	// window), a numeric or text-kind text of 4 to 8 bytes that packs, and
@@ -299,7 +305,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 				} else {
 					vals[cc.col] = e.value
 				}
-				cc.hasEntry = true
+				cc.hasEntry, r.entries = true, true
 				cc.reuse.QuietHit()
 				continue
 			}
@@ -312,7 +318,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			if v, found := cc.table.Get(key); found {
 				r.counts[cc.tab].Hits++
 				vals[cc.col] = v
-				cc.hasEntry = true
+				cc.hasEntry, r.entries = true, true
 				cc.reuse.QuietHit()
 				continue
 			}
@@ -387,7 +393,7 @@ func (r *Rows) lookFrom(k int, raws [][]byte) {
 					} else {
 						vals[cc.col] = e.value
 					}
-					cc.hasEntry = true
+					cc.hasEntry, r.entries = true, true
 					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
@@ -410,7 +416,7 @@ func (r *Rows) lookFrom(k int, raws [][]byte) {
 				if v, found := cc.table.Get(key); found {
 					cc.hits++
 					vals[cc.col] = v
-					cc.hasEntry = true
+					cc.hasEntry, r.entries = true, true
 					if cc.reuse.ObserveHit() {
 						r.backedOff++
 					}
@@ -494,62 +500,67 @@ type cell struct {
 // Next reads the next row into dest. A numeric or hstore value found in the
 // cache is the entry's pre-boxed string: no copy and no allocation.
 func (r *Rows) Next(dest []sqldriver.Value) error {
+	var raws [][]byte
 	if len(r.cached) == 0 {
-		// No column goes through the cache: stdlib's own loop. (It is the
-		// loop below without advance and the vals test, kept apart on
-		// purpose: Go does not unswitch loops, and pgcache=off should cost
-		// what stdlib costs.)
+		// No column goes through the cache: stdlib's own loop, below.
 		if !r.step() {
 			return r.end()
 		}
-		raws := r.rows.RawValues()
-		// One bounds check each, not one a column: all have a column's
-		// length.
-		conv, dest := r.plan.conv[:len(raws)], dest[:len(raws)]
-		for i, raw := range raws {
-			if raw == nil {
-				dest[i] = nil
-				continue
-			}
-			v, err := conv[i](raw)
-			if err != nil {
-				return fmt.Errorf("convert field %d failed: %w", i, err)
-			}
-			dest[i] = v
+		raws = r.rows.RawValues()
+	} else {
+		if r.lazyCols {
+			// Next hands over driver values, which the tables' entries
+			// are: every lazy column wants them (see planLazy).
+			r.endLazy()
 		}
-		return nil
-	}
-	if r.lazyCols {
-		// Next hands over driver values, which the tables' entries are:
-		// every lazy column wants them (see planLazy).
-		r.endLazy()
-	}
-	if r.bulkRows > 0 {
-		// The rest of a bulk pass: stdlib's loop and the count of its
-		// exceptions.
-		if !r.step() {
-			return r.end()
+		if r.bulkRows > 0 {
+			// The rest of a bulk pass: stdlib's loop and the count of
+			// its exceptions.
+			if !r.step() {
+				return r.end()
+			}
+			r.bulkRows--
+			r.bulkHere++
+			return r.nextBulk(dest, r.rows.RawValues())
 		}
-		r.bulkRows--
-		r.bulkHere++
-		return r.nextBulk(dest, r.rows.RawValues())
+		var err error
+		if raws, err = r.advance(); err != nil {
+			return err
+		}
+		if r.inBulk {
+			return r.nextBulk(dest, raws)
+		}
+		if r.entries {
+			// stdlib's loop and the entries. (Two loops, not one with
+			// a test of r.entries: Go does not unswitch loops.) One
+			// bounds check each, not one a column: all have a
+			// column's length.
+			conv, vals, dest := r.plan.conv[:len(raws)], r.vals[:len(raws)], dest[:len(raws)]
+			for i, raw := range raws {
+				if raw == nil {
+					dest[i] = nil
+					continue
+				}
+				if v := r.entryValue(i, vals); v != nil {
+					dest[i] = v // a cache entry's pre-boxed value
+					continue
+				}
+				v, err := conv[i](raw)
+				if err != nil {
+					return fmt.Errorf("convert field %d failed: %w", i, err)
+				}
+				dest[i] = v
+			}
+			return nil
+		}
 	}
-	raws, err := r.advance()
-	if err != nil {
-		return err
-	}
-	if r.inBulk {
-		return r.nextBulk(dest, raws)
-	}
-	// One bounds check each, not one a column: all have a column's length.
-	conv, vals, dest := r.plan.conv[:len(raws)], r.vals[:len(raws)], dest[:len(raws)]
+	// stdlib's own loop: pgcache=off's rows, and a row whose lookups all
+	// missed. One bounds check each, not one a column: all have a
+	// column's length.
+	conv, dest := r.plan.conv[:len(raws)], dest[:len(raws)]
 	for i, raw := range raws {
 		if raw == nil {
 			dest[i] = nil
-			continue
-		}
-		if v := r.entryValue(i, vals); v != nil {
-			dest[i] = v // a cache entry's pre-boxed value
 			continue
 		}
 		v, err := conv[i](raw)
