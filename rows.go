@@ -286,6 +286,44 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	num := numericTable
 	var key uint64
 	var packed bool
+	if r.plan.tabs == 1<<tabNumeric {
+		// Every cached column is a numeric one: the loop's numeric case
+		// alone, with no test of a column's kind.
+		for k := range cached {
+			cc := &cached[k]
+			raw := raws[cc.col]
+			if !cc.reuse.Quiet() || len(raw) < 4 || len(raw) > 8 {
+				r.lookFrom(k, raws)
+				break
+			}
+			if key, packed = cache.PackMid(raw); !packed {
+				r.lookFrom(k, raws)
+				break
+			}
+			if e, found := num.Get(key); found {
+				r.counts[tabNumeric].Hits++
+				if directRoutes {
+					cols[cc.col].cell.num = e
+				} else {
+					vals[cc.col] = e.value
+				}
+				cc.hasEntry, r.entries = true, true
+				cc.reuse.QuietHit()
+				continue
+			}
+			if num.Sight(key) {
+				r.lookFrom(k, raws)
+				break
+			}
+			r.counts[tabNumeric].Misses++
+			if cc.hasEntry {
+				r.empty(cc)
+			}
+			cc.lastMiss = key
+			cc.reuse.QuietMiss()
+		}
+		return raws[:len(raws):len(raws)], nil
+	}
 	for k := range cached {
 		cc := &cached[k]
 		raw := raws[cc.col]
