@@ -199,6 +199,13 @@ func (r *Rows) publish() {
 		// column was looked up on the last row (so none skips) and none is
 		// lazy. Close would write nothing to the memory.
 		r.keptBackedOff = 0
+		if r.plan.tabs == 1<<tabNumeric {
+			// publishCounts' numeric case, here with no call: these
+			// counts are not zero, the lookups made them.
+			numericTable.Record(r.counts[tabNumeric])
+			r.counts[tabNumeric] = cache.Counts{}
+			return
+		}
 		publishCounts(&r.counts, r.plan.tabs)
 		return
 	}

@@ -97,8 +97,10 @@ const (
 // needs no synchronisation. Make it with New; a Ref carries it from one
 // result set to the next.
 type Tracker struct {
-	skip  int32 // rows still to bypass
+	// left and skip first, in this order: Quiet reads them as one word
+	// where it can (quiet_word.go).
 	left  int32 // lookups left in the current window, or in its early part
+	skip  int32 // rows still to bypass, never negative
 	rest  int32 // lookups of the window after its early part, 0 once past it
 	next  int32 // length of the next skip, 0 meaning SkipFirst (not backing off)
 	hits  int16 // hits in the current window (at most ProbeWindow, see below)
@@ -209,11 +211,15 @@ func (t *Tracker) ObserveHit() (skipStarted bool) {
 	return t.count()
 }
 
-// Quiet reports whether the column is looked up (it is not in a skip) and
-// its next lookup cannot close its window. A caller may then count that
-// lookup with QuietMiss or QuietHit, which close nothing and so report
-// nothing: a loop of such lookups calls no function (pgcache's advance).
-func (t *Tracker) Quiet() bool { return t.skip <= 0 && t.left > 1 }
+// Quiet (quiet_word.go, quiet_fields.go) reports whether the column is
+// looked up (it is not in a skip) and its next lookup cannot close its
+// window. A caller may then count that lookup with QuietMiss or QuietHit,
+// which close nothing and so report nothing: a loop of such lookups calls
+// no function (pgcache's advance).
+
+// quietFields is Quiet from the two fields, the definition quiet_word.go's
+// one compare must agree with (TestQuietWord).
+func (t *Tracker) quietFields() bool { return t.skip == 0 && t.left > 1 }
 
 // QuietMiss is ObserveMiss for a Quiet column.
 func (t *Tracker) QuietMiss() { t.left-- }

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/pgcache/pgcache/cache"
@@ -310,6 +311,9 @@ func TestQuietMatchesObserve(t *testing.T) {
 				}
 				var started bool
 				wasQuiet := quiet.Quiet()
+				if wasQuiet != quiet.quietFields() {
+					t.Fatalf("lookup %d: Quiet %v, its fields say %v (%+v)", i, wasQuiet, !wasQuiet, quiet)
+				}
 				if hit(i) {
 					started = plain.ObserveHit()
 				} else {
@@ -338,5 +342,21 @@ func TestQuietMatchesObserve(t *testing.T) {
 				t.Fatal("no lookup took the Quiet path")
 			}
 		})
+	}
+}
+
+// TestQuietWord: Quiet's one compare of left and skip as a word (where
+// quiet_word.go makes it) agrees with the fields' own test at the edges of
+// both.
+func TestQuietWord(t *testing.T) {
+	lefts := []int32{math.MinInt32, -2, -1, 0, 1, 2, 3, EarlyWindow, ProbeWindow, math.MaxInt32 - 1, math.MaxInt32}
+	skips := []int32{0, 1, 2, 255, 1 << 16, suspended - 1, suspended}
+	for _, left := range lefts {
+		for _, skip := range skips {
+			tr := Tracker{left: left, skip: skip, rest: -1, next: -1, hits: -1, adms: -1, quick: -1, warm: -1, ends: 255}
+			if got, want := tr.Quiet(), tr.quietFields(); got != want {
+				t.Errorf("left %d, skip %d: Quiet %v, want %v", left, skip, got, want)
+			}
+		}
 	}
 }
