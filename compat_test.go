@@ -23,7 +23,7 @@ func TestForeignNumericTexts(t *testing.T) {
 		{"1.000E+25", "10000000000000000000000000"}, // over 8 bytes: bypasses by length
 	} {
 		t.Run(tt.text, func(t *testing.T) {
-			table := compatEmptyTable(numericTable)
+			table := compatEmptyTable(&numericTable)
 			var c cache.Counts
 			for i := range 5 {
 				v, reused := numericValueIn(table, []byte(tt.text), &c)

@@ -103,8 +103,11 @@ type hsEntry struct {
 const MaxHstoreText = 1024
 
 // The process-wide tables. Numerics and hstores have separate tables so that
-// neither can evict the other.
+// neither can evict the other. The numeric table is a variable, not a
+// pointer, so that the row loops' lookups need no nil check (advance).
 var (
-	numericTable = cache.NewShort[*numEntry]()
+	numericTable cache.Short[*numEntry]
 	hstoreTable  = cache.NewLong[*hsEntry](MaxHstoreText)
 )
+
+func init() { numericTable.Init() }

@@ -180,7 +180,7 @@ type countedTable interface {
 func tableOf(id tableID, create bool) countedTable {
 	switch id {
 	case tabNumeric:
-		return numericTable
+		return &numericTable
 	case tabHstore:
 		return hstoreTable
 	case tabLongText:

@@ -43,7 +43,7 @@ func (r *Rows) sight(cc *cachedColumn, col *column, raw []byte) {
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
-		if e, o = lookupNumericRaw(numericTable, raw, &r.counts[tabNumeric]); e != nil {
+		if e, o = lookupNumericRaw(&numericTable, raw, &r.counts[tabNumeric]); e != nil {
 			v = e.value
 		}
 		col.cell.num = e
@@ -78,7 +78,7 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	switch cc.kind {
 	case kindNumeric:
 		var e *numEntry
-		if e, o = putShort(numericTable, key, raw, c, buildNumEntry); e != nil {
+		if e, o = putShort(&numericTable, key, raw, c, buildNumEntry); e != nil {
 			v = e.value
 		}
 		if directRoutes {

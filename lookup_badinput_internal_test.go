@@ -33,7 +33,7 @@ var badNumericTexts = []string{
 var goodNumericTexts = []string{"0", "0.00", "1.5", "-12.50", "12345.67", "NaN", "Infinity", "99999999"}
 
 func TestNumericValueBadText(t *testing.T) {
-	tbl := freshShort(numericTable)
+	tbl := freshShort(&numericTable)
 	for _, text := range badNumericTexts {
 		var c cache.Counts
 		for pass := 0; pass < 4; pass++ {

@@ -254,7 +254,11 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	if !r.step() {
 		return nil, r.end()
 	}
+	// Capped at its length, raws keeps no capacity in a register through
+	// the loops below, which pass it to lookFrom: its readers never append
+	// to it.
 	raws = r.rows.RawValues()
+	raws = raws[:len(raws):len(raws)]
 	if len(r.cached) == 0 {
 		return raws, nil
 	}
@@ -290,7 +294,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	// (the compiler's inline mark): the calls below sit on the line of a
 	// test (empty's, made here too, is made once).
 	cached, cols, vals := r.cached, r.cols[:len(raws)], r.vals[:len(raws)]
-	num := numericTable
+	num := &numericTable
 	var key uint64
 	var packed bool
 	if r.plan.tabs == 1<<tabNumeric {
@@ -329,7 +333,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 			cc.lastMiss = key
 			cc.reuse.QuietMiss()
 		}
-		return raws[:len(raws):len(raws)], nil
+		return raws, nil
 	}
 	for k := range cached {
 		cc := &cached[k]
@@ -385,9 +389,7 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 		cc.lastMiss = key
 		cc.reuse.QuietMiss()
 	}
-	// Capped at its length, raws keeps no capacity in a register through
-	// the loop: the callers read it, never append to it.
-	return raws[:len(raws):len(raws)], nil
+	return raws, nil
 }
 
 // lookFrom records one sighting of each cached column's value in raws from
