@@ -70,10 +70,15 @@
 # Every other function is summed (--threshold=0): with cg_annotate's default
 # 0.1% threshold, which functions made the list depended on how long the
 # scheduler spun. Checked: a long scan counts the same to the instruction
-# three times in a row. A short query's count still moves by a few percent
-# from one process to the next (map probes, whose cost follows the
-# process's random hash seed, the memory profiler's stack walks at its
-# randomly sampled allocations, the number of socket reads), so compare
+# three times in a row. A short query's count leaves out the memory
+# profiler (GODEBUG's memprofilerate=0): its stack walk at an allocation
+# it samples, one in about 512 KiB on average, costs tens of thousands of
+# instructions, so the few a thousand queries sample moved the count by
+# 1% either way from one process to the next. (What the profiler costs an
+# application follows the bytes it allocates, which the benchmarks
+# report; a long scan's count keeps it, spread over many samples.) It
+# still moves by a percent or so (map probes, whose cost follows the
+# process's random hash seed, the number of socket reads), so compare
 # medians of RUNS=3 there, and the module's own functions (PARTS), which
 # repeat exactly.
 #
@@ -92,6 +97,8 @@ here=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/bench.test
+profiler= # the memory profiler's rate, GODEBUG's: the default, but for short queries (above)
+[[ $data == short/* ]] && profiler=,memprofilerate=0
 if [[ $data == kinds/* ]]; then
 	(cd .. && go test -c -o "$bin" .) # BenchmarkKindHits is the root package's
 else
@@ -102,7 +109,7 @@ fi
 total() {
 	local out=$tmp/cachegrind.out sel=$1 n=$2
 	shift 2
-	if ! GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
+	if ! GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off$profiler GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" "$bin" \
 		-test.run '^$' -test.bench "$sel" -test.benchtime "${n}x" "$@" >"$tmp/run.log" 2>&1; then
 		# A count of a run that failed would be a wrong figure, not a low one.
 		echo "cachegrind.sh: the run of $sel ${n}x failed:" >&2
