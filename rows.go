@@ -292,7 +292,8 @@ func (r *Rows) advance() (raws [][]byte, err error) {
 	// the compiler then knows PackMid's loads to be in range. An inlined
 	// call whose line has no instruction of its own costs a NOP a value
 	// (the compiler's inline mark): the calls below sit on the line of a
-	// test (empty's, made here too, is made once).
+	// test, and empty's call inside a test of hasEntry (which empty makes
+	// again, on the rare path).
 	cached, cols, vals := r.cached, r.cols[:len(raws)], r.vals[:len(raws)]
 	num := &numericTable
 	var key uint64
