@@ -88,10 +88,7 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 		conv := r.plan.conv[cc.col]
 		v, o = putShort(cc.table, key, raw, c, func(raw []byte) (sqldriver.Value, bool) { return buildValue(raw, conv) })
 	}
-	r.vals[cc.col] = v
-	if cc.hasEntry = v != nil; cc.hasEntry {
-		r.entries = true
-	}
+	r.keepValue(cc, v)
 	// An admission of the value the column missed on its previous lookup
 	// is a value repeated on consecutive rows, which the back-off watches
 	// for admissions that never hit (see backoff.Tracker.ObserveAdmission).
@@ -105,13 +102,19 @@ func (r *Rows) admit(cc *cachedColumn, k int, key uint64, raw []byte) {
 	}
 }
 
-// recordLookup ends sight and admit: the cell's driver value, and the lookup's
-// outcome for the column's back-off.
-func (r *Rows) recordLookup(cc *cachedColumn, v sqldriver.Value, o backoff.Outcome) {
+// keepValue makes v, an entry's driver value or nil for none, the cached
+// column's value for the current row, and notes an entry in r.entries.
+func (r *Rows) keepValue(cc *cachedColumn, v sqldriver.Value) {
 	r.vals[cc.col] = v
 	if cc.hasEntry = v != nil; cc.hasEntry {
 		r.entries = true
 	}
+}
+
+// recordLookup ends sight and admit: the cell's driver value, and the lookup's
+// outcome for the column's back-off.
+func (r *Rows) recordLookup(cc *cachedColumn, v sqldriver.Value, o backoff.Outcome) {
+	r.keepValue(cc, v)
 	if cc.reuse.Observe(o) {
 		r.backedOff++
 	}

@@ -115,6 +115,21 @@ func check(t *testing.T, text []byte) {
 	}
 }
 
+// TestPackMidOtherLengths: PackMid panics on a text of another length than
+// 4 to 8 bytes, as its doc says, rather than return a key.
+func TestPackMidOtherLengths(t *testing.T) {
+	for _, text := range []string{"", "1", "12", "123", "123456789", "1234567890123456"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("PackMid(%q) did not panic", text)
+				}
+			}()
+			cache.PackMid([]byte(text))
+		}()
+	}
+}
+
 // TestPackDistinct packs many short texts, including prefixes of each other
 // and texts with trailing 0x01 bytes, and requires distinct keys.
 func TestPackDistinct(t *testing.T) {
