@@ -81,10 +81,10 @@ func numNullDecimal(e *numEntry, p unsafe.Pointer) bool {
 	return true
 }
 
-// numApd makes a deep copy (apd.Decimal.Set): no allocation while the
-// coefficient fits apd's inline words, which every text short enough to be
-// cached does; never a struct copy, which would share a large coefficient's
-// words with the entry.
+// numApd makes a deep copy (decode.Numeric.Apd): a struct copy while the
+// coefficient fits apd's inline words, which every text of up to 38 digits
+// does, and apd.Decimal.Set for a larger one, whose words a struct copy
+// would share with the entry. The struct copy allocates nothing.
 func numApd(e *numEntry, p unsafe.Pointer) bool {
 	if p == nil {
 		return false
@@ -183,7 +183,8 @@ type numEntry struct {
 
 // numExt holds the lazily built values of an entry.
 type numExt struct {
-	shop any // a shopspring decimal.Decimal, or nil when its Scan rejects the text
+	shop   decimal.Decimal
+	shopOK bool // shopspring's Scan accepted the text
 }
 
 // shopspring returns the entry's shopspring decimal, building it with
@@ -196,15 +197,14 @@ type numExt struct {
 func (e *numEntry) shopspring() (decimal.Decimal, bool) {
 	x := e.ext.Load()
 	if x == nil {
-		var d decimal.Decimal
 		x = &numExt{}
-		if d.Scan(e.text) == nil {
-			x.shop = d
+		x.shopOK = x.shop.Scan(e.text) == nil
+		if !x.shopOK {
+			x.shop = decimal.Decimal{}
 		}
 		e.ext.Store(x)
 	}
-	d, ok := x.shop.(decimal.Decimal)
-	return d, ok
+	return x.shop, x.shopOK
 }
 
 // scanRoute fills the destination p, whose routes are rt, from an hstore

@@ -630,10 +630,24 @@ func (n *Numeric) Int64() (int64, error) {
 }
 
 // Apd sets dst to a deep copy of n's value and returns dst, allocating it
-// when dst is nil. dst is the caller's to mutate. It uses [apd.Decimal.Set],
-// never a struct copy, which would share big.Int words with the cached value
-// for coefficients above 128 bits.
+// when dst is nil. dst is the caller's to mutate. A coefficient in apd's
+// inline words (up to 128 bits, every text of up to 38 digits) is copied
+// with the struct, as [apd.Decimal.Set] itself does; a larger one goes
+// through Set, which copies its big.Int words rather than sharing them with
+// n.
 func (n *Numeric) Apd(dst *apd.Decimal) *apd.Decimal {
+	if dst != nil && coeffInline(&n.d.Coeff) {
+		*dst = n.d
+		return dst
+	}
+	return n.apdSet(dst)
+}
+
+// apdSet is Apd's road through apd.Decimal.Set, kept apart so that Apd's
+// struct copy is inlined into its callers.
+//
+//go:noinline
+func (n *Numeric) apdSet(dst *apd.Decimal) *apd.Decimal {
 	if dst == nil {
 		dst = new(apd.Decimal)
 	}
