@@ -54,8 +54,8 @@ var defaultColumns = []struct {
 	{"'1995-03-15'::date + i % 3", []target{tTime, tAnyTime, tString, tNullTime}},
 	{"'1998-12-01 10:30:00.123456'::timestamp + (i % 3) * interval '1 hour'", []target{tTime, tAnyTime, tString}},
 	{"'2021-03-28 01:30:00+00'::timestamptz + (i % 4) * interval '30 minutes'", []target{tTime, tAnyTime, tString, tNullTime}},
-	{"(array[12.50, 0.5, -1, 1299.00])[i % 4 + 1]::numeric", []target{tString, tAny, tFloat64}},
-	{"hstore('k', (i % 3)::text)", []target{tString}},
+	{"(array[12.50, 0.5, -1, 1299.00])[i % 4 + 1]::numeric", []target{tString, tAny, tFloat64, tNullString}},
+	{"hstore('k', (i % 3)::text)", []target{tString, tAny, tNullString}},
 	{"(i % 3) * interval '1 day 2 hours 3.5 seconds'", []target{tString, tAny}},
 	{"decode(md5((i % 3)::text), 'hex')", []target{tBytes, tString, tAny}},
 }

@@ -36,6 +36,34 @@ func (e *numEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p un
 	return false, nil
 }
 
+// The text's routes, as the text routes take an entry's text (textString,
+// textNullString, textAny), but without their call through scanRoute: the
+// entry owns its text, and its value is that text boxed once.
+
+func numString(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	*(*string)(p) = e.text
+	return true
+}
+
+func numNullString(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	*(*sql.NullString)(p) = sql.NullString{String: e.text, Valid: true}
+	return true
+}
+
+func numAny(e *numEntry, p unsafe.Pointer) bool {
+	if p == nil {
+		return false
+	}
+	*(*any)(p) = e.value
+	return true
+}
+
 // The parsed number's routes: database/sql parses the text with the
 // destination's size, which for a value that fits is the same number.
 
@@ -219,6 +247,32 @@ func (e *hsEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p uns
 		return f(scanCtx, e.text, e.value, p)
 	}
 	return false, nil
+}
+
+// The text's routes, as for a numeric entry (numString, …).
+
+func hsString(e *hsEntry, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	*(*string)(p) = e.text
+	return true, nil
+}
+
+func hsNullString(e *hsEntry, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	*(*sql.NullString)(p) = sql.NullString{String: e.text, Valid: true}
+	return true, nil
+}
+
+func hsAny(e *hsEntry, p unsafe.Pointer) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	*(*any)(p) = e.value
+	return true, nil
 }
 
 func hsHstore(e *hsEntry, p unsafe.Pointer) (bool, error) {

@@ -54,9 +54,9 @@ type destRoutes struct {
 // routeTable is the table, built once: a destination type's row by the type
 // word of a destination of that type.
 var routeTable = map[unsafe.Pointer]*destRoutes{
-	typeWordOf[*string]():         {text: textString, int: intString, float: floatString, time: timeString},
-	typeWordOf[*sql.NullString](): {text: textNullString, int: intNullString},
-	typeWordOf[*any]():            {text: textAny, int: intAny, float: floatAny, bool: boolAny, time: timeAny},
+	typeWordOf[*string]():         {text: textString, int: intString, float: floatString, time: timeString, num: numString, hs: hsString},
+	typeWordOf[*sql.NullString](): {text: textNullString, int: intNullString, num: numNullString, hs: hsNullString},
+	typeWordOf[*any]():            {text: textAny, int: intAny, float: floatAny, bool: boolAny, time: timeAny, num: numAny, hs: hsAny},
 	typeWordOf[*[]byte]():         {text: textBytes, int: intBytes},
 	typeWordOf[*sql.RawBytes]():   {text: textRawBytes, int: intRawBytes, float: floatRawBytes, time: timeRawBytes},
 

@@ -190,6 +190,12 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 	case kindPlain:
 	case kindNumeric:
 		if e := col.cell.num; e != nil {
+			if f := rt.num; f != nil {
+				// The entry's own route, called here rather than through
+				// scanRoute: a call less on the path of a cached value.
+				done = f(e, p)
+				goto routed
+			}
 			done, err = e.scanRoute(scanCtx, rt, p)
 			goto routed
 		}
@@ -197,6 +203,10 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		e := col.cell.hs
 		if e == nil {
 			return r.scanColumn(scanCtx, index, dest, false)
+		}
+		if f := rt.hs; f != nil {
+			done, err = f(e, p)
+			goto routed
 		}
 		done, err = e.scanRoute(scanCtx, rt, p)
 		goto routed
