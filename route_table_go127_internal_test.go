@@ -75,11 +75,13 @@ var wireKinds = []struct {
 	{wireFloat4, "float", pgtype.Float4OID, pgx.BinaryFormatCode, be32f(0, 1, 0.1, float32(math.Copysign(0, -1)), 16777217, 3.4e38, 1e-45,
 		float32(math.NaN()), float32(math.Inf(-1)))},
 	{wireBool, "bool", pgtype.BoolOID, pgx.BinaryFormatCode, [][]byte{{0}, {1}}},
-	{wireDate, "time", pgtype.DateOID, pgx.BinaryFormatCode, be32(0, -1, 8891, -36525, dateInfinity, dateNegInfinity, -2451545, 2147483494)},
+	{wireDate, "time", pgtype.DateOID, pgx.BinaryFormatCode, be32(0, -1, 8891, -36525, dateInfinity, dateNegInfinity, -2451545, 2147483494,
+		minWireDays-1, minWireDays, endWireDays-1, endWireDays)},
 	{wireTimestamp, "time", pgtype.TimestampOID, pgx.BinaryFormatCode, be64(0, -1, 768_294_489_123_456, -15_778_800_000_000,
-		stampInfinity, stampNegInfinity, math.MaxInt64-1, -211_813_488_000_000_000)},
+		stampInfinity, stampNegInfinity, math.MaxInt64-1, -211_813_488_000_000_000,
+		minWireMicros-1, minWireMicros, endWireMicros-1, endWireMicros)},
 	{wireTimestamptz, "time", pgtype.TimestamptzOID, pgx.BinaryFormatCode, be64(0, 768_294_489_500_000, -3_155_760_000_000_000,
-		stampInfinity, stampNegInfinity)},
+		stampInfinity, stampNegInfinity, minWireMicros-1, minWireMicros, endWireMicros-1, endWireMicros)},
 }
 
 func texts(s ...string) [][]byte {

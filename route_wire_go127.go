@@ -25,6 +25,17 @@ var (
 	endWireStamp = time.Date(294277, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
+// The same range in the wire's units, days and microseconds from
+// 2000-01-01, which wireTime tests before it builds a Time: two compares of
+// integers instead of two of Times. (Its bounds are midnights, so the days
+// divide exactly; the microseconds fit int64, as PostgreSQL's own do.)
+var (
+	minWireDays   = minWireTime.Unix()/86400 - unixToY2KDays
+	endWireDays   = endWireDate.Unix()/86400 - unixToY2KDays
+	minWireMicros = minWireTime.Unix()*1_000_000 - unixToY2KMicros
+	endWireMicros = endWireStamp.Unix()*1_000_000 - unixToY2KMicros
+)
+
 const (
 	unixToY2KDays    = 10957               // days from 1970-01-01 to 2000-01-01
 	unixToY2KMicros  = 946_684_800_000_000 // microseconds from 1970-01-01 to 2000-01-01
@@ -85,26 +96,25 @@ func wireTime(w wireKind, raw []byte) (t time.Time, ok bool) {
 			return time.Time{}, false
 		}
 		days := int64(int32(binary.BigEndian.Uint32(raw)))
-		if days == dateInfinity || days == dateNegInfinity {
+		if days < minWireDays || days >= endWireDays { // the infinities too
 			return time.Time{}, false
 		}
 		// time.Date(2000, 1, 1+days, 0, 0, 0, 0, time.UTC), pgx's
 		// spelling, is the same Time.
-		t = time.Unix((days+unixToY2KDays)*86400, 0).UTC()
-		return t, !t.Before(minWireTime) && t.Before(endWireDate)
+		return time.Unix((days+unixToY2KDays)*86400, 0).UTC(), true
 	}
 	if len(raw) != 8 {
 		return time.Time{}, false
 	}
 	us := int64(binary.BigEndian.Uint64(raw))
-	if us == stampInfinity || us == stampNegInfinity {
+	if us < minWireMicros || us >= endWireMicros { // the infinities too
 		return time.Time{}, false
 	}
 	t = time.Unix(unixToY2KMicros/1_000_000+us/1_000_000, (unixToY2KMicros%1_000_000*1_000)+(us%1_000_000*1_000))
 	if w == wireTimestamp {
 		t = t.UTC()
 	}
-	return t, !t.Before(minWireTime) && t.Before(endWireStamp)
+	return t, true
 }
 
 // unsafeString views b as a string for a route that copies what it keeps.
