@@ -271,7 +271,7 @@ func (p *plan) planColumn(c *Conn, m *pgtype.Map, fd *pgconn.FieldDescription, i
 		col.kind, tab = kindHstore, tabHstore
 		p.conv[i] = textValue // as numeric
 	default:
-		p.conv[i] = plainValueFunc(m, fd)
+		p.conv[i] = columnValueFunc(m, fd)
 		// pgcache_types; Cached is false for every column when pgcache=off.
 		types := c.setup.Options.Types
 		if types == 0 || !c.setup.Cached(fd.Name, fd.TableOID, fd.TableAttributeNumber) {

@@ -5,14 +5,11 @@ package pgcache
 import (
 	"database/sql"
 	sqldriver "database/sql/driver"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"reflect"
 	"testing"
 	"unsafe"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -52,84 +49,6 @@ func routeOfKind(rt *destRoutes, kind string) bool {
 		return rt.hs != nil
 	}
 	panic(kind)
-}
-
-// wireKinds: each wire kind's value kind, OID and format, and samples at the
-// edges of the destinations' ranges.
-var wireKinds = []struct {
-	w      wireKind
-	kind   string
-	oid    uint32
-	format int16
-	raws   [][]byte
-}{
-	{wireText, "text", pgtype.TextOID, pgx.TextFormatCode, texts("0", "1", "-1", "127", "128", "-129", "255", "300", "32768", "-32769",
-		"2147483648", "9223372036854775807", "9223372036854775808", "12.5", "1e3", "-0.5", "NaN", "Infinity", "1e400",
-		"t", "true", "F", "abc", "", " 1", "2024-05-06")},
-	{wireInt8, "int", pgtype.Int8OID, pgx.BinaryFormatCode, be64(0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769, 65535, 65536,
-		math.MaxInt32, math.MaxInt32+1, math.MinInt32-1, math.MaxUint32, math.MaxUint32+1, 1<<53+1, math.MaxInt64, math.MinInt64)},
-	{wireInt4, "int", pgtype.Int4OID, pgx.BinaryFormatCode, be32(0, 1, -1, 127, 128, -129, 255, 256, 32768, -32769, 65536, math.MaxInt32, math.MinInt32)},
-	{wireInt2, "int", pgtype.Int2OID, pgx.BinaryFormatCode, be16(0, 1, -1, 127, 128, -129, 255, 256, math.MaxInt16, math.MinInt16)},
-	{wireFloat8, "float", pgtype.Float8OID, pgx.BinaryFormatCode, be64f(0, 1, 0.5, math.Copysign(0, -1), 1e20, 3.5e38, 0.1, 5e-324,
-		16777217, math.NaN(), math.Inf(1), math.Inf(-1))},
-	{wireFloat4, "float", pgtype.Float4OID, pgx.BinaryFormatCode, be32f(0, 1, 0.1, float32(math.Copysign(0, -1)), 16777217, 3.4e38, 1e-45,
-		float32(math.NaN()), float32(math.Inf(-1)))},
-	{wireBool, "bool", pgtype.BoolOID, pgx.BinaryFormatCode, [][]byte{{0}, {1}}},
-	{wireDate, "time", pgtype.DateOID, pgx.BinaryFormatCode, be32(0, -1, 8891, -36525, dateInfinity, dateNegInfinity, -2451545, 2147483494,
-		minWireDays-1, minWireDays, endWireDays-1, endWireDays)},
-	{wireTimestamp, "time", pgtype.TimestampOID, pgx.BinaryFormatCode, be64(0, -1, 768_294_489_123_456, -15_778_800_000_000,
-		stampInfinity, stampNegInfinity, math.MaxInt64-1, -211_813_488_000_000_000,
-		minWireMicros-1, minWireMicros, endWireMicros-1, endWireMicros)},
-	{wireTimestamptz, "time", pgtype.TimestamptzOID, pgx.BinaryFormatCode, be64(0, 768_294_489_500_000, -3_155_760_000_000_000,
-		stampInfinity, stampNegInfinity, minWireMicros-1, minWireMicros, endWireMicros-1, endWireMicros)},
-}
-
-func texts(s ...string) [][]byte {
-	out := make([][]byte, len(s))
-	for i := range s {
-		out[i] = []byte(s[i])
-	}
-	return out
-}
-
-func be64(v ...int64) [][]byte {
-	out := make([][]byte, len(v))
-	for i := range v {
-		out[i] = binary.BigEndian.AppendUint64(nil, uint64(v[i]))
-	}
-	return out
-}
-
-func be32(v ...int64) [][]byte {
-	out := make([][]byte, len(v))
-	for i := range v {
-		out[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(v[i])))
-	}
-	return out
-}
-
-func be16(v ...int64) [][]byte {
-	out := make([][]byte, len(v))
-	for i := range v {
-		out[i] = binary.BigEndian.AppendUint16(nil, uint16(int16(v[i])))
-	}
-	return out
-}
-
-func be64f(v ...float64) [][]byte {
-	out := make([][]byte, len(v))
-	for i := range v {
-		out[i] = binary.BigEndian.AppendUint64(nil, math.Float64bits(v[i]))
-	}
-	return out
-}
-
-func be32f(v ...float32) [][]byte {
-	out := make([][]byte, len(v))
-	for i := range v {
-		out[i] = binary.BigEndian.AppendUint32(nil, math.Float32bits(v[i]))
-	}
-	return out
 }
 
 // sameRouteScan reports whether two destinations hold the same value: equal, or

@@ -337,18 +337,6 @@ func (r *Rows) wantEntries(col *column, raw []byte) sqldriver.Value {
 	return r.vals[cc.col]
 }
 
-// wireCodecs are pgx's default codecs of the OIDs with wire routes.
-var wireCodecs = func() map[uint32]pgtype.Codec {
-	m := pgtype.NewMap()
-	codecs := make(map[uint32]pgtype.Codec)
-	for _, oid := range []uint32{pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.Float8OID, pgtype.Float4OID,
-		pgtype.BoolOID, pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID} {
-		t, _ := m.TypeForOID(oid)
-		codecs[oid] = t.Codec
-	}
-	return codecs
-}()
-
 // planWire chooses a column's wire route, once per result set: the text
 // route for a text-format column whose stdlib conversion is string(raw)
 // (every type but those plainValueFunc converts otherwise), a binary one

@@ -67,6 +67,29 @@ const (
 // NULL) to driver value.
 type convFunc func(src []byte) (sqldriver.Value, error)
 
+// columnValueFunc returns a plain column's conversion: plainValueFunc's,
+// with the fixed-size binary kinds decoded by hand (wireValueFunc).
+func columnValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
+	conv := plainValueFunc(m, fd)
+	switch fd.DataTypeOID {
+	case pgtype.Int8OID:
+		return wireValueFunc(m, fd, wireInt8, conv)
+	case pgtype.Int4OID:
+		return wireValueFunc(m, fd, wireInt4, conv)
+	case pgtype.Int2OID:
+		return wireValueFunc(m, fd, wireInt2, conv)
+	case pgtype.Float8OID:
+		return wireValueFunc(m, fd, wireFloat8, conv)
+	case pgtype.DateOID:
+		return wireValueFunc(m, fd, wireDate, conv)
+	case pgtype.TimestampOID:
+		return wireValueFunc(m, fd, wireTimestamp, conv)
+	case pgtype.TimestamptzOID:
+		return wireValueFunc(m, fd, wireTimestamptz, conv)
+	}
+	return conv
+}
+
 // plainValueFunc returns the conversion pgx stdlib applies to a column of
 // this type: a handful of types become their natural Go value, everything
 // else the text the server sent. It is pgx's stdlib.(*Rows).initValueFuncs
