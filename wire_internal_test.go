@@ -3,6 +3,7 @@ package pgcache
 import (
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func be32f(v ...float32) [][]byte {
 // TestWireValueFunc: the driver values of the fixed-size kinds decoded by
 // hand (wireValueFunc) are plainValueFunc's, pgx stdlib's conversion
 // through pgx's scan plans, value for value and error for error, for
-// every sample of wireKinds and NULL; a column whose codec is not pgx's
+// every sample of wireKinds, random values and NULL; a column whose codec is not pgx's
 // default, or whose values are text, keeps plainValueFunc's conversion.
 func TestWireValueFunc(t *testing.T) {
 	m := pgtype.NewMap()
@@ -101,7 +102,16 @@ func TestWireValueFunc(t *testing.T) {
 		fd := &pgconn.FieldDescription{DataTypeOID: wk.oid, Format: wk.format}
 		want := plainValueFunc(m, fd)
 		got := wireValueFunc(m, fd, wk.w, want)
-		for _, raw := range append(wk.raws, nil, []byte{1, 2, 3}) {
+		raws := append(wk.raws, nil, []byte{1, 2, 3})
+		if wk.format == pgx.BinaryFormatCode {
+			// Random values of the kind's length: every bit pattern is
+			// some value (a NaN, a time far outside pgx's range).
+			rng := rand.New(rand.NewPCG(uint64(wk.w), 1))
+			for range 5000 {
+				raws = append(raws, binary.BigEndian.AppendUint64(nil, rng.Uint64())[:len(wk.raws[0])])
+			}
+		}
+		for _, raw := range raws {
 			gv, gerr := got(raw)
 			wv, werr := want(raw)
 			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
