@@ -68,26 +68,20 @@ const (
 type convFunc func(src []byte) (sqldriver.Value, error)
 
 // columnValueFunc returns a plain column's conversion: plainValueFunc's,
-// with the fixed-size binary kinds decoded by hand (wireValueFunc).
+// with the fixed-size binary kinds of valueWires decoded by hand
+// (wireValueFunc).
 func columnValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
 	conv := plainValueFunc(m, fd)
-	switch fd.DataTypeOID {
-	case pgtype.Int8OID:
-		return wireValueFunc(m, fd, wireInt8, conv)
-	case pgtype.Int4OID:
-		return wireValueFunc(m, fd, wireInt4, conv)
-	case pgtype.Int2OID:
-		return wireValueFunc(m, fd, wireInt2, conv)
-	case pgtype.Float8OID:
-		return wireValueFunc(m, fd, wireFloat8, conv)
-	case pgtype.DateOID:
-		return wireValueFunc(m, fd, wireDate, conv)
-	case pgtype.TimestampOID:
-		return wireValueFunc(m, fd, wireTimestamp, conv)
-	case pgtype.TimestamptzOID:
-		return wireValueFunc(m, fd, wireTimestamptz, conv)
+	if w, ok := valueWires[fd.DataTypeOID]; ok {
+		return wireValueFunc(m, fd, w, conv)
 	}
 	return conv
+}
+
+// valueWires are the types whose driver values wireValueFunc decodes.
+var valueWires = map[uint32]wireKind{
+	pgtype.Int8OID: wireInt8, pgtype.Int4OID: wireInt4, pgtype.Int2OID: wireInt2, pgtype.Float8OID: wireFloat8,
+	pgtype.DateOID: wireDate, pgtype.TimestampOID: wireTimestamp, pgtype.TimestamptzOID: wireTimestamptz,
 }
 
 // plainValueFunc returns the conversion pgx stdlib applies to a column of

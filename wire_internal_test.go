@@ -94,14 +94,17 @@ func be32f(v ...float32) [][]byte {
 // TestWireValueFunc: the driver values of the fixed-size kinds decoded by
 // hand (wireValueFunc) are plainValueFunc's, pgx stdlib's conversion
 // through pgx's scan plans, value for value and error for error, for
-// every sample of wireKinds, random values and NULL; a column whose codec is not pgx's
-// default, or whose values are text, keeps plainValueFunc's conversion.
+// every sample of wireKinds, random values and NULL, and so are those of
+// the conversion a plan takes (columnValueFunc); a column whose codec is
+// not pgx's default, or whose values are text, keeps plainValueFunc's
+// conversion.
 func TestWireValueFunc(t *testing.T) {
 	m := pgtype.NewMap()
 	for _, wk := range wireKinds {
 		fd := &pgconn.FieldDescription{DataTypeOID: wk.oid, Format: wk.format}
 		want := plainValueFunc(m, fd)
 		got := wireValueFunc(m, fd, wk.w, want)
+		column := columnValueFunc(m, fd) // the conversion a plan takes
 		raws := append(wk.raws, nil, []byte{1, 2, 3})
 		if wk.format == pgx.BinaryFormatCode {
 			// Random values of the kind's length: every bit pattern is
@@ -119,6 +122,10 @@ func TestWireValueFunc(t *testing.T) {
 			}
 			if !sameDriverValue(gv, wv) {
 				t.Errorf("wire kind %d %x: %#v, stdlib's %#v", wk.w, raw, gv, wv)
+			}
+			// (With an error, the value is the closure's last one.)
+			if cv, cerr := column(raw); (cerr == nil) != (werr == nil) || werr == nil && !sameDriverValue(cv, wv) {
+				t.Errorf("wire kind %d %x: the plan's conversion gives %#v (%v), stdlib's %#v (%v)", wk.w, raw, cv, cerr, wv, werr)
 			}
 		}
 	}
