@@ -214,7 +214,12 @@ func (r *Rows) ScanColumn(scanCtx sqldriver.ScanContext, index int, dest any) er
 		// A row passed in bulk (see advance) has no entry: not worth a look.
 		if !r.inBulk {
 			if v := r.vals[index]; v != nil {
-				done, err = assignValue(scanCtx, rt, v, p)
+				if s, ok := v.(string); ok && rt.text != nil {
+					// A text kind's entry: its route, without assignValue's call.
+					done, err = rt.text(scanCtx, s, v, p)
+				} else {
+					done, err = assignValue(scanCtx, rt, v, p)
+				}
 				goto routed
 			}
 		}
