@@ -15,11 +15,12 @@ import (
 
 // Decoding fixed-size binary values by hand, exactly as pgx's default
 // codecs do: Go 1.27's wire routes (route_wire_go127.go) hand the decoded
-// value to the destination's route, and plainValueFunc's conversions
-// (wireValueFunc) box it as the driver value, on every Go version. Anything
-// unusual — a length the type does not have, an infinite date or timestamp
-// (whose driver value is the string "infinity"), a time outside pgx's range
-// — is left to pgx's codecs, which give their own value or error.
+// value to the destination's route, and a plain column's conversion
+// (columnValueFunc, wireValueFunc) boxes it as the driver value, on every
+// Go version. Anything unusual — a length the type does not have, an
+// infinite date or timestamp (whose driver value is the string
+// "infinity"), a time outside pgx's range — is left to pgx's codecs, which
+// give their own value or error.
 
 // pgx's range of dates and timestamps; outside it its codecs fail.
 var (
