@@ -636,20 +636,12 @@ func (n *Numeric) Int64() (int64, error) {
 // through Set, which copies its big.Int words rather than sharing them with
 // n.
 func (n *Numeric) Apd(dst *apd.Decimal) *apd.Decimal {
-	if dst != nil && coeffInline(&n.d.Coeff) {
-		*dst = n.d
-		return dst
-	}
-	return n.apdSet(dst)
-}
-
-// apdSet is Apd's road through apd.Decimal.Set, kept apart so that Apd's
-// struct copy is inlined into its callers.
-//
-//go:noinline
-func (n *Numeric) apdSet(dst *apd.Decimal) *apd.Decimal {
 	if dst == nil {
 		dst = new(apd.Decimal)
+	}
+	if coeffInline(&n.d.Coeff) {
+		*dst = n.d
+		return dst
 	}
 	return dst.Set(&n.d)
 }
