@@ -359,33 +359,7 @@ func planWire(m *pgtype.Map, fd *pgconn.FieldDescription) wireKind {
 		}
 		return wireText
 	}
-	var w wireKind
-	switch oid {
-	case pgtype.Int8OID:
-		w = wireInt8
-	case pgtype.Int4OID:
-		w = wireInt4
-	case pgtype.Int2OID:
-		w = wireInt2
-	case pgtype.Float8OID:
-		w = wireFloat8
-	case pgtype.Float4OID:
-		w = wireFloat4
-	case pgtype.BoolOID:
-		w = wireBool
-	case pgtype.DateOID:
-		w = wireDate
-	case pgtype.TimestampOID:
-		w = wireTimestamp
-	case pgtype.TimestamptzOID:
-		w = wireTimestamptz
-	default:
-		return wireNone
-	}
-	if !sameCodec(m, oid, wireCodecs[oid]) {
-		return wireNone
-	}
-	return w
+	return binaryWire(m, fd)
 }
 
 // scanColumnStdlib is what pgx stdlib's ScanColumn does with dest: rejects

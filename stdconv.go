@@ -68,20 +68,14 @@ const (
 type convFunc func(src []byte) (sqldriver.Value, error)
 
 // columnValueFunc returns a plain column's conversion: plainValueFunc's,
-// with the fixed-size binary kinds of valueWires decoded by hand
-// (wireValueFunc).
+// with the values of a binary kind decoded by hand (binaryWire,
+// wireValueFunc).
 func columnValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription) convFunc {
 	conv := plainValueFunc(m, fd)
-	if w, ok := valueWires[fd.DataTypeOID]; ok {
-		return wireValueFunc(m, fd, w, conv)
+	if w := binaryWire(m, fd); w != wireNone {
+		return wireValueFunc(w, conv)
 	}
 	return conv
-}
-
-// valueWires are the types whose driver values wireValueFunc decodes.
-var valueWires = map[uint32]wireKind{
-	pgtype.Int8OID: wireInt8, pgtype.Int4OID: wireInt4, pgtype.Int2OID: wireInt2, pgtype.Float8OID: wireFloat8,
-	pgtype.DateOID: wireDate, pgtype.TimestampOID: wireTimestamp, pgtype.TimestamptzOID: wireTimestamptz,
 }
 
 // plainValueFunc returns the conversion pgx stdlib applies to a column of

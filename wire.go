@@ -41,25 +41,38 @@ var (
 )
 
 const (
-	unixToY2KDays    = 10957               // days from 1970-01-01 to 2000-01-01
-	unixToY2KMicros  = 946_684_800_000_000 // microseconds from 1970-01-01 to 2000-01-01
-	dateInfinity     = math.MaxInt32       // the infinite date's day offset
-	dateNegInfinity  = math.MinInt32       //
-	stampInfinity    = math.MaxInt64       // the infinite timestamp's microsecond offset
-	stampNegInfinity = math.MinInt64       //
+	unixToY2KDays   = 10957               // days from 1970-01-01 to 2000-01-01
+	unixToY2KMicros = 946_684_800_000_000 // microseconds from 1970-01-01 to 2000-01-01
 )
 
-// wireCodecs are pgx's default codecs of the OIDs with wire routes.
+// binaryWires are the kinds of the binary types decoded by hand, by OID.
+var binaryWires = map[uint32]wireKind{
+	pgtype.Int8OID: wireInt8, pgtype.Int4OID: wireInt4, pgtype.Int2OID: wireInt2,
+	pgtype.Float8OID: wireFloat8, pgtype.Float4OID: wireFloat4, pgtype.BoolOID: wireBool,
+	pgtype.DateOID: wireDate, pgtype.TimestampOID: wireTimestamp, pgtype.TimestamptzOID: wireTimestamptz,
+}
+
+// wireCodecs are pgx's default codecs of binaryWires' types.
 var wireCodecs = func() map[uint32]pgtype.Codec {
 	m := pgtype.NewMap()
-	codecs := make(map[uint32]pgtype.Codec)
-	for _, oid := range []uint32{pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.Float8OID, pgtype.Float4OID,
-		pgtype.BoolOID, pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID} {
+	codecs := make(map[uint32]pgtype.Codec, len(binaryWires))
+	for oid := range binaryWires {
 		t, _ := m.TypeForOID(oid)
 		codecs[oid] = t.Codec
 	}
 	return codecs
 }()
+
+// binaryWire returns the kind of a column whose values arrive in binary
+// and decode by hand: one of binaryWires' types, which the connection
+// decodes with pgx's default codec (see sameCodec); wireNone for any other.
+func binaryWire(m *pgtype.Map, fd *pgconn.FieldDescription) wireKind {
+	w, ok := binaryWires[fd.DataTypeOID]
+	if !ok || fd.Format != pgx.BinaryFormatCode || !sameCodec(m, fd.DataTypeOID, wireCodecs[fd.DataTypeOID]) {
+		return wireNone
+	}
+	return w
+}
 
 // wireTime decodes a binary date, timestamp or timestamptz (w) as pgx's
 // default codecs do; ok is false for the infinities, a time outside pgx's
@@ -91,16 +104,14 @@ func wireTime(w wireKind, raw []byte) (t time.Time, ok bool) {
 	return t, true
 }
 
-// wireValueFunc returns conv, the stdlib conversion of a plain column of a
-// fixed-size kind (w), or, when the column's values are binary and the
-// connection decodes them with pgx's default codec, a conversion that
-// decodes them by hand (about 15 instructions instead of 60 to 100 for a
-// time through pgx's scan plan) and leaves the rest to conv: NULL, a length
-// the type does not have, and the times wireTime refuses.
-func wireValueFunc(m *pgtype.Map, fd *pgconn.FieldDescription, w wireKind, conv convFunc) convFunc {
-	if fd.Format != pgx.BinaryFormatCode || !sameCodec(m, fd.DataTypeOID, wireCodecs[fd.DataTypeOID]) {
-		return conv
-	}
+// wireValueFunc returns a conversion of a plain column of the binary kind
+// w (binaryWire) that decodes its values by hand and leaves the rest to
+// conv, its stdlib conversion: NULL, a length the type does not have, and
+// the times wireTime refuses; float4 and bool, whose boxing is free or
+// rare, keep conv. Uncached, a date costs 172 instructions a value instead
+// of 471 through pgx's scan plan, a timestamptz 185 instead of 330
+// (bench/README.md, "The default kinds per toolchain").
+func wireValueFunc(w wireKind, conv convFunc) convFunc {
 	switch w {
 	case wireInt8:
 		var s box.Slab[int64]

@@ -13,6 +13,14 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+// The infinite date's day offset and timestamp's microsecond offset.
+const (
+	dateInfinity     = math.MaxInt32
+	dateNegInfinity  = math.MinInt32
+	stampInfinity    = math.MaxInt64
+	stampNegInfinity = math.MinInt64
+)
+
 // wireKinds: each wire kind's value kind, OID and format, and samples at the
 // edges of the destinations' ranges.
 var wireKinds = []struct {
@@ -103,7 +111,7 @@ func TestWireValueFunc(t *testing.T) {
 	for _, wk := range wireKinds {
 		fd := &pgconn.FieldDescription{DataTypeOID: wk.oid, Format: wk.format}
 		want := plainValueFunc(m, fd)
-		got := wireValueFunc(m, fd, wk.w, want)
+		got := wireValueFunc(wk.w, want)
 		column := columnValueFunc(m, fd) // the conversion a plan takes
 		raws := append(wk.raws, nil, []byte{1, 2, 3})
 		if wk.format == pgx.BinaryFormatCode {
@@ -133,14 +141,16 @@ func TestWireValueFunc(t *testing.T) {
 	other := pgtype.NewMap()
 	other.RegisterType(&pgtype.Type{Name: "timestamptz", OID: pgtype.TimestamptzOID, Codec: &pgtype.TimestamptzCodec{ScanLocation: loc}})
 	fd := &pgconn.FieldDescription{DataTypeOID: pgtype.TimestamptzOID, Format: pgx.BinaryFormatCode}
-	conv := plainValueFunc(other, fd)
 	raw := binary.BigEndian.AppendUint64(nil, 768_294_489_500_000)
-	v, _ := wireValueFunc(other, fd, wireTimestamptz, conv)(raw)
+	if w := binaryWire(other, fd); w != wireNone {
+		t.Errorf("a ScanLocation codec: binaryWire gives %d, want wireNone", w)
+	}
+	v, _ := columnValueFunc(other, fd)(raw)
 	if tm, ok := v.(time.Time); !ok || tm.Location() != loc {
 		t.Errorf("a ScanLocation codec: %#v, want a time in %v", v, loc)
 	}
 	text := &pgconn.FieldDescription{DataTypeOID: pgtype.Int8OID, Format: pgx.TextFormatCode}
-	if v, err := wireValueFunc(m, text, wireInt8, plainValueFunc(m, text))([]byte("12345678")); v != int64(12345678) || err != nil {
+	if v, err := columnValueFunc(m, text)([]byte("12345678")); v != int64(12345678) || err != nil {
 		t.Errorf("a text int8: %#v, %v", v, err)
 	}
 }
