@@ -24,6 +24,8 @@
 // read. [Measure] times repeated scans (wall time, process CPU time from
 // getrusage, heap allocations, pgcache cache traffic), and a [Run]
 // interleaves cells over rounds so that their medians can be compared.
+// [ServerPace] measures the other side: the CPU the server's backend
+// spends a value producing a workload's rows.
 //
 // Nothing here is safe for concurrent use: an [Env] has one connection per
 // driver, and measurements of one process's CPU time and allocations must

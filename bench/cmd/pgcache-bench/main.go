@@ -25,6 +25,8 @@
 //	-summary      print the headline comparisons only, not the tables
 //	-svg FILE     also write the results as an SVG bar chart to FILE
 //	-cpuprofile F write a CPU profile of the measured rounds to F
+//	-pace         also measure the server's pace: the CPU its backend spends a
+//	              value producing each data set's rows (a server on this machine)
 //
 // It first says how long the run will take (estimated from the data sets,
 // the cells and -rounds) and what each driver and destination name in the
@@ -66,6 +68,7 @@ type config struct {
 	cpuprofile string
 	svg        string
 	minTime    time.Duration
+	pace       bool
 }
 
 // mainDests are the destinations measured by default: what database/sql users
@@ -92,6 +95,7 @@ func main() {
 	flag.BoolVar(&cfg.summary, "summary", false, "print the headline comparisons of each data set only, not the tables")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured rounds to `file`")
 	flag.StringVar(&cfg.svg, "svg", "", "also write the results as an SVG bar chart to `file`")
+	flag.BoolVar(&cfg.pace, "pace", false, "also measure the server's pace: its backend's CPU a value for each data set (server on this machine only)")
 	flag.DurationVar(&cfg.minTime, "mintime", 100*time.Millisecond, "least `time` one measurement takes (short scans are repeated)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: pgcache-bench [flags]\n\n")
@@ -241,6 +245,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		if err != nil {
 			return err
 		}
+		printPace(ctx, dsn, cfg, w)
 		// What the back-off remembers of the query's cached columns after
 		// a few reads from an empty cache: the ones it bypasses start the
 		// next result sets of this query uncached.
@@ -281,8 +286,26 @@ func run(ctx context.Context, cfg config) (err error) {
 			return err
 		}
 		reports = append(reports, r)
+		printPace(ctx, dsn, cfg, d.Workload())
 	}
 	return nil
+}
+
+// printPace prints, with -pace, how fast the server produces w's rows
+// (bench.ServerPace), or why it cannot be measured: a server on another
+// machine.
+func printPace(ctx context.Context, dsn string, cfg config, w bench.Workload) {
+	if !cfg.pace {
+		return
+	}
+	progress(w.Name + ": the server's pace")
+	p, err := bench.ServerPace(ctx, dsn, w, max(cfg.minTime, time.Second))
+	clearProgress()
+	if err != nil {
+		fmt.Printf("  %v\n\n", err)
+		return
+	}
+	fmt.Printf("  %s\n\n", p)
 }
 
 func measure(ctx context.Context, env *bench.Env, cfg config, w bench.Workload, cells []bench.Cell, title string, kind bench.Kind) (bench.Report, error) {

@@ -1,0 +1,61 @@
+package bench_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgcache/pgcache/bench"
+	"github.com/pgcache/pgcache/internal/pgtest"
+)
+
+// TestServerPace measures the server's pace on a small copy of the shop
+// data set (mixed text and binary result formats) and of a numeric one.
+func TestServerPace(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time is read from Linux's /proc")
+	}
+	dsn := pgtest.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, name := range []string{"shop", "repetitive"} {
+		d, ok := bench.LookupDataSet(name)
+		if !ok {
+			t.Fatalf("no data set %q", name)
+		}
+		d = d.WithRows(500)
+		if err := bench.Load(ctx, dsn, []bench.DataSet{d}, nil); err != nil {
+			t.Fatal(err)
+		}
+		p, err := bench.ServerPace(ctx, dsn, d.Workload(), 20*time.Millisecond)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Values == 0 || p.Values%d.Values() != 0 {
+			t.Errorf("%s: %d values read, want a multiple of %d", name, p.Values, d.Values())
+		}
+		if p.ServerCPU <= 0 || p.Wall <= 0 {
+			t.Errorf("%s: server CPU %.1f ns, wall %.1f ns a value: want both > 0", name, p.ServerCPU, p.Wall)
+		}
+		if s := p.String(); !strings.Contains(s, "ns of CPU a value") {
+			t.Errorf("%s: String() = %q", name, s)
+		}
+	}
+}
+
+// TestServerPaceBadQuery: a query the server refuses is an error naming it,
+// not a figure.
+func TestServerPaceBadQuery(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time is read from Linux's /proc")
+	}
+	dsn := pgtest.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := bench.ServerPace(ctx, dsn, bench.Workload{Name: "bad", Query: "select no_such_column from pg_class"}, time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "no_such_column") {
+		t.Fatalf("err = %v, want the server's error naming no_such_column", err)
+	}
+}
