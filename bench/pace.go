@@ -37,7 +37,10 @@ func ServerPace(ctx context.Context, dsn string, w Workload, minTime time.Durati
 	if _, err := backendCPU(c.PID()); err != nil {
 		return Pace{}, fmt.Errorf("server pace: the server's process is not readable on this machine: %w", err)
 	}
-	sd, err := c.Prepare(ctx, "", w.Query, nil)
+	// A named statement: a simple query (a ReadOnly workload's begin)
+	// drops the unnamed one.
+	const stmt = "pgcache_bench_pace"
+	sd, err := c.Prepare(ctx, stmt, w.Query, nil)
 	if err != nil {
 		return Pace{}, fmt.Errorf("server pace: %w", err)
 	}
@@ -51,9 +54,9 @@ func ServerPace(ctx context.Context, dsn string, w Workload, minTime time.Durati
 			if err := c.Exec(ctx, "begin read only").Close(); err != nil {
 				return 0, err
 			}
-			defer c.Exec(ctx, "rollback").Close()
+			defer func() { c.Exec(ctx, "rollback").Close() }()
 		}
-		rr := c.ExecPrepared(ctx, "", nil, nil, formats)
+		rr := c.ExecPrepared(ctx, stmt, nil, nil, formats)
 		n := 0
 		for rr.NextRow() {
 			n += len(rr.Values())

@@ -45,6 +45,30 @@ func TestServerPace(t *testing.T) {
 	}
 }
 
+// TestServerPaceReadOnly: a user query's workload (pgcache-bench -query)
+// is read in a READ ONLY transaction, each read its own.
+func TestServerPaceReadOnly(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time is read from Linux's /proc")
+	}
+	dsn := pgtest.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := bench.Workload{Name: "query", Query: "select g, g::numeric / 7 from generate_series(1, 1000) g", ReadOnly: true}
+	p, err := bench.ServerPace(ctx, dsn, w, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Values == 0 || p.Values%2000 != 0 {
+		t.Errorf("%d values read, want a multiple of 2000", p.Values)
+	}
+	// A write in such a read would fail: the transaction is read only.
+	w.Query = "create table pace_write_test (x int)"
+	if _, err := bench.ServerPace(ctx, dsn, w, time.Millisecond); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a write: err = %v, want the server's read-only transaction error", err)
+	}
+}
+
 // TestServerPaceBadQuery: a query the server refuses is an error naming it,
 // not a figure.
 func TestServerPaceBadQuery(t *testing.T) {
