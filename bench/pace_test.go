@@ -11,15 +11,23 @@ import (
 	"github.com/pgcache/pgcache/internal/pgtest"
 )
 
-// TestServerPace measures the server's pace on a small copy of the shop
-// data set (mixed text and binary result formats) and of a numeric one.
-func TestServerPace(t *testing.T) {
+// paceDatabase skips t where the server's CPU time cannot be read, and
+// returns a context with the test's deadline and a database of its own.
+func paceDatabase(t *testing.T) (context.Context, string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the server's CPU time is read from Linux's /proc")
 	}
 	dsn := pgtest.Database(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return ctx, dsn
+}
+
+// TestServerPace measures the server's pace on a small copy of the shop
+// data set (mixed text and binary result formats) and of a numeric one.
+func TestServerPace(t *testing.T) {
+	ctx, dsn := paceDatabase(t)
 	for _, name := range []string{"shop", "repetitive"} {
 		d, ok := bench.LookupDataSet(name)
 		if !ok {
@@ -48,12 +56,7 @@ func TestServerPace(t *testing.T) {
 // TestServerPaceReadOnly: a user query's workload (pgcache-bench -query)
 // is read in a READ ONLY transaction, each read its own.
 func TestServerPaceReadOnly(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the server's CPU time is read from Linux's /proc")
-	}
-	dsn := pgtest.Database(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx, dsn := paceDatabase(t)
 	w := bench.Workload{Name: "query", Query: "select g, g::numeric / 7 from generate_series(1, 1000) g", ReadOnly: true}
 	p, err := bench.ServerPace(ctx, dsn, w, 10*time.Millisecond)
 	if err != nil {
@@ -72,12 +75,7 @@ func TestServerPaceReadOnly(t *testing.T) {
 // TestServerPaceBadQuery: a query the server refuses is an error naming it,
 // not a figure.
 func TestServerPaceBadQuery(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the server's CPU time is read from Linux's /proc")
-	}
-	dsn := pgtest.Database(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx, dsn := paceDatabase(t)
 	_, err := bench.ServerPace(ctx, dsn, bench.Workload{Name: "bad", Query: "select no_such_column from pg_class"}, time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "no_such_column") {
 		t.Fatalf("err = %v, want the server's error naming no_such_column", err)
