@@ -19,7 +19,7 @@ import (
 type Pace struct {
 	ServerCPU float64 // ns a value, the server backend's CPU time
 	Wall      float64 // ns a value, reading with pgconn and decoding nothing
-	Values    int
+	Values    int     // values read in the timed reads
 }
 
 // ServerPace reads w's query over one pgconn connection of dsn until
