@@ -23,7 +23,8 @@ type Pace struct {
 }
 
 // ServerPace reads w's query over one pgconn connection of dsn until
-// minTime has passed (at least twice, the first read untimed), with the
+// minTime has passed (at least twice, the first read untimed; a query
+// that returns no rows gives a Pace of no values and zero figures), with the
 // result formats pgx stdlib asks for and nothing decoded, and measures the
 // server backend's CPU time from its /proc/PID/schedstat: the server must
 // run on this machine, under Linux. A workload marked ReadOnly is read in a
@@ -73,7 +74,7 @@ func ServerPace(ctx context.Context, dsn string, w Workload, minTime time.Durati
 	}
 	t0 := time.Now()
 	var p Pace
-	for time.Since(t0) < minTime || p.Values == 0 {
+	for first := true; first || time.Since(t0) < minTime; first = false {
 		n, err := read()
 		if err != nil {
 			return Pace{}, fmt.Errorf("server pace: %w", err)
@@ -85,7 +86,10 @@ func ServerPace(ctx context.Context, dsn string, w Workload, minTime time.Durati
 	if err != nil {
 		return Pace{}, err
 	}
-	v := float64(max(p.Values, 1))
+	if p.Values == 0 { // no rows: no figure a value
+		return p, nil
+	}
+	v := float64(p.Values)
 	p.ServerCPU = float64((cpu1 - cpu0).Nanoseconds()) / v
 	p.Wall = float64(wall.Nanoseconds()) / v
 	return p, nil
@@ -93,6 +97,9 @@ func ServerPace(ctx context.Context, dsn string, w Workload, minTime time.Durati
 
 // String says what p measured, for pgcache-bench.
 func (p Pace) String() string {
+	if p.Values == 0 {
+		return "server pace: the query returned no values"
+	}
 	return fmt.Sprintf("server pace: the PostgreSQL backend takes %.1f ns of CPU a value to produce these rows; read with pgconn, decoding nothing, a value arrives every %.1f ns",
 		p.ServerCPU, p.Wall)
 }

@@ -72,6 +72,21 @@ func TestServerPaceReadOnly(t *testing.T) {
 	}
 }
 
+// TestServerPaceNoRows: a query that returns no rows ends after minTime,
+// with no values and no figure of a value, rather than reading forever.
+func TestServerPaceNoRows(t *testing.T) {
+	ctx, dsn := paceDatabase(t)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	p, err := bench.ServerPace(ctx, dsn, bench.Workload{Name: "none", Query: "select 1 where false"}, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Values != 0 || p.ServerCPU != 0 || p.Wall != 0 {
+		t.Errorf("got %+v, want no values and zero figures", p)
+	}
+}
+
 // TestServerPaceBadQuery: a query the server refuses is an error naming it,
 // not a figure.
 func TestServerPaceBadQuery(t *testing.T) {
