@@ -108,9 +108,9 @@ func wireTime(w wireKind, raw []byte) (t time.Time, ok bool) {
 // w (binaryWire) that decodes its values by hand and leaves the rest to
 // conv, its stdlib conversion: NULL, a length the type does not have, and
 // the times wireTime refuses; float4 and bool, whose boxing is free or
-// rare, keep conv. Uncached, a date costs 172 instructions a value instead
-// of 471 through pgx's scan plan, a timestamptz 185 instead of 330
-// (bench/README.md, "The default kinds per toolchain").
+// rare, keep conv. Uncached, a date costs 172 instructions a value and a
+// timestamptz 185, fewer than a hit in their tables (223, 220; the kinds
+// table of bench/README.md, "The default kinds per toolchain").
 func wireValueFunc(w wireKind, conv convFunc) convFunc {
 	switch w {
 	case wireInt8:
