@@ -42,7 +42,8 @@ func (e *numEntry) scanRoute(scanCtx sqldriver.ScanContext, rt *destRoutes, p un
 // the text route itself instead, with its seven words of arguments, costs
 // 22 instructions a value more on repeating numerics into *string (446 →
 // 468) and 15 on the shop row (456 → 471), GOTOOLCHAIN=go1.27.3
-// bench/cachegrind.sh with DEST=string repetitive 1000000 and shop 1600000.
+// bench/cachegrind.sh with DEST=string repetitive 1000000 and shop 1600000,
+// counted on that variant, which was not kept.
 
 func numString(e *numEntry, p unsafe.Pointer) bool {
 	if p == nil {
